@@ -1,0 +1,135 @@
+// buildApp(config, services): the fastify instance with every route registered explicitly; it never listens.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyCors from '@fastify/cors';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { ServiceUnavailableError } from './errors.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { candidateRoutes } from './http/routes/candidates.js';
+import { healthRoutes } from './http/routes/health.js';
+import { roleRoutes } from './http/routes/roles.js';
+import { runRoutes } from './http/routes/matching-runs.js';
+import { usageRoutes } from './http/routes/usage.js';
+import type { Services } from './services.js';
+
+const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
+export interface AppOptions {
+  loggerInstance?: FastifyBaseLogger;
+}
+
+export async function buildApp(config: Config, services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: false }),
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+    },
+    requestIdHeader: false,
+    disableRequestLogging: false,
+    ajv: { customOptions: { removeAdditional: false } },
+    // Deeply nested or huge JSON is refused by the parser and the schemas, never by a crash.
+    forceCloseConnections: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (services.lifecycle.closing) throw new ServiceUnavailableError('The service is shutting down; retry shortly.');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    services.metrics.httpDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(fastifyHelmet, {
+    // The recruiter page loads only its own scripts and styles; the docs UI needs inline styles.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+      },
+    },
+  });
+  await app.register(fastifyCors, {
+    origin: config.CORS_ORIGINS.length ? config.CORS_ORIGINS : false,
+    exposedHeaders: ['etag', 'location', 'retry-after', 'x-request-id'],
+    allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match'],
+  });
+  await app.register(fastifyRateLimit, {
+    global: false,
+    // Keyed by the presented key (hashed), so one client cannot exhaust another's allowance.
+    keyGenerator: (request) => {
+      const auth = request.headers.authorization ?? request.ip;
+      return createHash('sha256').update(auth).digest('base64url').slice(0, 22);
+    },
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      code: 'too_many_requests',
+      message: `Rate limit of ${context.max} requests per ${context.after} exceeded; retry after ${context.after}.`,
+    }),
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'talent-matcher',
+        version: '1.0.0',
+        description: 'Turns a job role into a ranked, explained shortlist of candidates. Errors are RFC 9457 problem documents.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  if (existsSync(PUBLIC_DIR)) {
+    await app.register(fastifyStatic, { root: PUBLIC_DIR, prefix: '/', index: 'index.html', wildcard: false });
+  }
+
+  await app.register(healthRoutes, {
+    db: services.db,
+    metrics: services.metrics,
+    expectedMigrations: services.expectedMigrations,
+    refreshGauges: services.refreshQueueGauges,
+  });
+
+  await app.register(async (v1) => {
+    registerAuth(v1, services.apiKeys);
+    const writeRateLimit = { max: config.RATE_LIMIT_WRITES_PER_MINUTE, timeWindow: 60_000 };
+    const runRateLimit = { max: config.RATE_LIMIT_RUNS_PER_MINUTE, timeWindow: 60_000 };
+    await v1.register(candidateRoutes, { candidates: services.candidates, candidateStore: services.candidateStore, writeRateLimit });
+    await v1.register(roleRoutes, { roleStore: services.roleStore, writeRateLimit });
+    await v1.register(runRoutes, { runs: services.runs, runRateLimit });
+    await v1.register(usageRoutes, { usage: services.usage });
+  });
+
+  return app;
+}

@@ -1,0 +1,85 @@
+// API keys per organisation: generated once, stored as a SHA-256 hash, verified in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+
+export interface Caller {
+  orgId: string;
+  keyId: string;
+  keyPrefix: string;
+}
+
+// Key format: tm_<prefix>_<secret>. The prefix is a public handle (for lookup and revocation);
+// only the hash of the whole key is stored.
+const KEY_PATTERN = /^tm_([a-z0-9]{10})_[A-Za-z0-9_-]{20,}$/;
+
+function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function generateApiKey(): { key: string; prefix: string } {
+  const prefix = randomBytes(8).toString('hex').slice(0, 10);
+  return { key: `tm_${prefix}_${randomBytes(24).toString('base64url')}`, prefix };
+}
+
+/** Bootstrap keys may be any string a person chose; their prefix is derived from the hash. */
+function prefixOf(key: string): string {
+  return KEY_PATTERN.exec(key)?.[1] ?? hashKey(key).slice(0, 10);
+}
+
+export function createApiKeyStore(db: Queryable) {
+  async function ensureOrganisation(name: string): Promise<string> {
+    const r = await db.query<{ id: string }>(
+      `INSERT INTO organisations (name) VALUES ($1)
+       ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
+      [name],
+    );
+    return r.rows[0]!.id;
+  }
+
+  async function register(orgName: string, key: string): Promise<{ prefix: string; orgId: string }> {
+    const orgId = await ensureOrganisation(orgName);
+    const prefix = prefixOf(key);
+    await db.query('INSERT INTO api_keys (org_id, prefix, key_hash) VALUES ($1, $2, $3)', [orgId, prefix, hashKey(key)]);
+    return { prefix, orgId };
+  }
+
+  return {
+    ensureOrganisation,
+
+    /** Creates the organisation if needed and a new key; the key itself is shown only here. */
+    async create(orgName: string): Promise<{ key: string; prefix: string; orgId: string }> {
+      const { key } = generateApiKey();
+      return { key, ...(await register(orgName, key)) };
+    },
+
+    register,
+
+    async revoke(prefix: string): Promise<boolean> {
+      const r = await db.query('UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL', [prefix]);
+      return r.rowCount > 0;
+    },
+
+    async count(): Promise<number> {
+      const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
+      return r.rows[0]?.n ?? 0;
+    },
+
+    /** One indexed read per request, so a revocation takes effect on the very next request. */
+    async verify(key: string): Promise<Caller | null> {
+      if (key.length < 20 || key.length > 200) return null;
+      const prefix = prefixOf(key);
+      const r = await db.query<{ id: string; org_id: string; key_hash: string }>(
+        'SELECT id, org_id, key_hash FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL',
+        [prefix],
+      );
+      const row = r.rows[0];
+      if (!row) return null;
+      const expected = Buffer.from(row.key_hash, 'hex');
+      const actual = Buffer.from(hashKey(key), 'hex');
+      if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+      return { orgId: row.org_id, keyId: row.id, keyPrefix: prefix };
+    },
+  };
+}
+
+export type ApiKeyStore = ReturnType<typeof createApiKeyStore>;

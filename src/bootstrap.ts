@@ -1,0 +1,44 @@
+// Opening the database, migrating, and making sure someone can call the API on a fresh install.
+import type { Logger } from 'pino';
+import { createApiKeyStore } from './auth/api-keys.js';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { createEmbedder } from './embeddings/create-embedder.js';
+
+export async function openMigratedDatabase(config: Config, logger: Logger, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
+  const db = await openDatabase({
+    ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
+    dataDir: config.DATA_DIR,
+    poolMax: config.DB_POOL_MAX,
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  });
+  try {
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+    return db;
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * On first boot: register BOOTSTRAP_API_KEY for organisation "default", or generate a key and
+ * print it once on stdout (not through the logger: keys never enter log pipelines).
+ */
+export async function ensureBootstrapKey(db: Database, config: Config, print: (line: string) => void): Promise<void> {
+  await db.withTransaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(7242412)');
+    const keys = createApiKeyStore(tx);
+    if ((await keys.count()) > 0) return;
+    if (config.BOOTSTRAP_API_KEY) {
+      await keys.register('default', config.BOOTSTRAP_API_KEY);
+      return;
+    }
+    const { key } = await keys.create('default');
+    print(`talent-matcher: no API key existed, so one was created for organisation "default" (shown only now): ${key}`);
+  });
+}
+
+export { createEmbedder };

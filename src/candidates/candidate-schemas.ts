@@ -1,0 +1,57 @@
+// The candidate resource as the HTTP contract defines it.
+import { z } from 'zod';
+import { SkillList, Timestamp, text } from '../http/schemas.js';
+
+export const MAX_CANDIDATES_PER_REQUEST = 500;
+// 500 candidates of up to 100,000 characters each must fit; every other route stays at 1 MiB.
+export const CANDIDATE_BODY_LIMIT = 64 * 1024 * 1024;
+
+export const CandidateInputSchema = z
+  .object({
+    externalId: text(1, 200).describe('Your id for this candidate; upserts are keyed by it.'),
+    name: text(1, 300).optional().describe('PII: returned only by candidate routes.'),
+    email: text(3, 320).optional().describe('PII: returned only by candidate routes.'),
+    phone: text(3, 50).optional().describe('PII: returned only by candidate routes.'),
+    headline: text(0, 300).optional(),
+    location: text(0, 200).optional(),
+    yearsExperience: z.number().min(0).max(70).optional(),
+    skills: SkillList.optional().describe('Extracted from the resume when absent.'),
+    resume: text(1, 100_000).describe('Markdown or plain text.'),
+  })
+  .strict()
+  .meta({ id: 'CandidateInput' });
+
+export type CandidateInput = z.infer<typeof CandidateInputSchema>;
+
+export const UpsertCandidatesBodySchema = z
+  .object({ candidates: z.array(CandidateInputSchema).min(1).max(MAX_CANDIDATES_PER_REQUEST) })
+  .strict();
+
+export const UpsertStatus = z.enum(['created', 'updated', 'unchanged']);
+export type UpsertStatus = z.infer<typeof UpsertStatus>;
+
+export const UpsertCandidatesResponseSchema = z.object({
+  items: z.array(z.object({ externalId: z.string(), id: z.uuid(), status: UpsertStatus })),
+});
+
+export const CandidateSchema = z
+  .object({
+    id: z.uuid(),
+    externalId: z.string(),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    headline: z.string().nullable(),
+    location: z.string().nullable(),
+    yearsExperience: z.number().nullable(),
+    skills: z.array(z.string()),
+    resume: z.string(),
+    embeddingModel: z.string().nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'Candidate' });
+
+export type Candidate = z.infer<typeof CandidateSchema>;
+
+export const CandidateSummarySchema = CandidateSchema.omit({ resume: true }).meta({ id: 'CandidateSummary' });

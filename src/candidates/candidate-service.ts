@@ -1,0 +1,57 @@
+// Candidate ingestion: scrub, normalise skills, hash, embed what changed, then write all-or-nothing.
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/database.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { scrub } from '../text/scrubber.js';
+import { extractSkills, normalizeSkills, skillKey } from '../text/skills.js';
+import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
+import type { CandidateStore, PreparedCandidate } from './candidate-store.js';
+
+export function prepareCandidate(input: CandidateInput): PreparedCandidate {
+  const names = input.name ? [input.name] : [];
+  const scrubbedText = scrub(input.resume, { names });
+  const skills = normalizeSkills(input.skills ?? extractSkills(scrubbedText));
+  const fields = {
+    externalId: input.externalId,
+    name: input.name ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    headline: input.headline ?? null,
+    location: input.location ?? null,
+    yearsExperience: input.yearsExperience ?? null,
+    skills,
+    resume: input.resume,
+  };
+  // Fixed key order makes the hash a function of the content alone.
+  const contentHash = createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+  return { ...fields, skillKeys: skills.map(skillKey), scrubbedText, contentHash };
+}
+
+/** The text a candidate is embedded from: scrubbed, so no PII ever reaches an embedding model. */
+export function embeddingText(c: Pick<PreparedCandidate, 'headline' | 'skills' | 'scrubbedText'>): string {
+  return [c.headline ? scrub(c.headline) : '', c.skills.join(', '), c.scrubbedText].filter(Boolean).join('\n');
+}
+
+export function createCandidateService(deps: { db: Database; store: CandidateStore; embedder: Embedder }) {
+  const { db, store, embedder } = deps;
+  return {
+    async upsert(orgId: string, inputs: CandidateInput[]): Promise<Array<{ externalId: string; id: string; status: UpsertStatus }>> {
+      // The last occurrence of a repeated externalId wins, as if the items were sent one by one.
+      const byExternalId = new Map(inputs.map((c) => [c.externalId, prepareCandidate(c)]));
+      const prepared = [...byExternalId.values()];
+      const existing = await store.existingHashes(orgId, [...byExternalId.keys()]);
+      const changed = prepared.filter((c) => existing.get(c.externalId)?.hash !== c.contentHash);
+      // Embedding happens before the transaction: no connection is held while a model works.
+      const vectors = changed.length ? await embedder.embed(changed.map(embeddingText)) : [];
+      const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }));
+      return inputs.map(({ externalId }) => {
+        const before = existing.get(externalId);
+        const writtenId = ids.get(externalId);
+        if (writtenId) return { externalId, id: writtenId, status: before ? 'updated' : 'created' };
+        return { externalId, id: before!.id, status: 'unchanged' };
+      });
+    },
+  };
+}
+
+export type CandidateService = ReturnType<typeof createCandidateService>;

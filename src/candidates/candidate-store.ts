@@ -1,0 +1,222 @@
+// SQL for the candidates table and their embeddings; the organisation is in every WHERE clause.
+import type { Database, Queryable } from '../db/database.js';
+import { scrub } from '../text/scrubber.js';
+import type { Keyset } from '../http/pagination.js';
+import { iso } from '../http/schemas.js';
+import type { CandidateView, SearchFilters } from '../matching/domain.js';
+import { filterSql } from '../retrieval/filters.js';
+import type { Candidate } from './candidate-schemas.js';
+
+/** A candidate ready to store: raw fields plus everything derived from them. */
+export interface PreparedCandidate {
+  externalId: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  headline: string | null;
+  location: string | null;
+  yearsExperience: number | null;
+  skills: string[];
+  skillKeys: string[];
+  resume: string;
+  scrubbedText: string;
+  contentHash: string;
+}
+
+interface CandidateRow {
+  id: string;
+  external_id: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  headline: string | null;
+  location: string | null;
+  years_experience: number | null;
+  skills: string[];
+  resume: string;
+  embedding_model: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function rowToCandidate(r: CandidateRow): Candidate {
+  return {
+    id: r.id,
+    externalId: r.external_id,
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    headline: r.headline,
+    location: r.location,
+    yearsExperience: r.years_experience,
+    skills: r.skills,
+    resume: r.resume,
+    embeddingModel: r.embedding_model,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+  };
+}
+
+const CANDIDATE_COLUMNS = `c.id, c.external_id, c.name, c.email, c.phone, c.headline, c.location, c.years_experience,
+  c.skills, c.resume, c.created_at, c.updated_at,
+  (SELECT string_agg(e.model, ',') FROM candidate_embeddings e WHERE e.candidate_id = c.id) AS embedding_model`;
+
+export function vectorLiteral(v: number[]): string {
+  return `[${v.join(',')}]`;
+}
+
+export function createCandidateStore(db: Database) {
+  return {
+    async existingHashes(orgId: string, externalIds: string[]): Promise<Map<string, { id: string; hash: string }>> {
+      const r = await db.query<{ id: string; external_id: string; content_hash: string }>(
+        'SELECT id, external_id, content_hash FROM candidates WHERE org_id = $1 AND external_id = ANY($2::text[])',
+        [orgId, externalIds],
+      );
+      return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: row.content_hash }]));
+    },
+
+    /** Writes changed candidates and their vectors in one statement each; returns ids by externalId. */
+    async upsert(
+      tx: Queryable,
+      orgId: string,
+      items: PreparedCandidate[],
+      embeddings: { model: string; vectors: number[][] },
+    ): Promise<Map<string, string>> {
+      if (items.length === 0) return new Map();
+      const rows = items.map((c) => ({
+        external_id: c.externalId,
+        name: c.name,
+        email: c.email,
+        phone: c.phone,
+        headline: c.headline,
+        location: c.location,
+        years_experience: c.yearsExperience,
+        skills: c.skills,
+        skill_keys: c.skillKeys,
+        resume: c.resume,
+        scrubbed_text: c.scrubbedText,
+        content_hash: c.contentHash,
+      }));
+      const written = await tx.query<{ id: string; external_id: string }>(
+        `INSERT INTO candidates (org_id, external_id, name, email, phone, headline, location, years_experience,
+                                 skills, skill_keys, resume, scrubbed_text, content_hash)
+         SELECT $1, r.external_id, r.name, r.email, r.phone, r.headline, r.location, r.years_experience,
+                ARRAY(SELECT jsonb_array_elements_text(r.skills)), ARRAY(SELECT jsonb_array_elements_text(r.skill_keys)),
+                r.resume, r.scrubbed_text, r.content_hash
+         FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, name text, email text, phone text, headline text,
+              location text, years_experience real, skills jsonb, skill_keys jsonb, resume text, scrubbed_text text,
+              content_hash text)
+         ON CONFLICT (org_id, external_id) DO UPDATE SET
+           name = EXCLUDED.name, email = EXCLUDED.email, phone = EXCLUDED.phone, headline = EXCLUDED.headline,
+           location = EXCLUDED.location, years_experience = EXCLUDED.years_experience, skills = EXCLUDED.skills,
+           skill_keys = EXCLUDED.skill_keys, resume = EXCLUDED.resume, scrubbed_text = EXCLUDED.scrubbed_text,
+           content_hash = EXCLUDED.content_hash, updated_at = now()
+         RETURNING id, external_id`,
+        [orgId, JSON.stringify(rows)],
+      );
+      const ids = new Map(written.rows.map((r) => [r.external_id, r.id]));
+      const vectors = items.map((c, i) => ({
+        candidate_id: ids.get(c.externalId),
+        content_hash: c.contentHash,
+        embedding: vectorLiteral(embeddings.vectors[i]!),
+      }));
+      // A changed text makes every stored vector of the candidate stale, whatever its model.
+      await tx.query('DELETE FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[])', [[...ids.values()]]);
+      await tx.query(
+        `INSERT INTO candidate_embeddings (candidate_id, org_id, model, content_hash, embedding)
+         SELECT r.candidate_id, $1, $2, r.content_hash, r.embedding::vector
+         FROM jsonb_to_recordset($3::jsonb) AS r(candidate_id uuid, content_hash text, embedding text)`,
+        [orgId, embeddings.model, JSON.stringify(vectors)],
+      );
+      return ids;
+    },
+
+    async get(orgId: string, id: string): Promise<Candidate | null> {
+      const r = await db.query<CandidateRow>(`SELECT ${CANDIDATE_COLUMNS} FROM candidates c WHERE c.org_id = $1 AND c.id = $2`, [orgId, id]);
+      return r.rows[0] ? rowToCandidate(r.rows[0]) : null;
+    },
+
+    async list(orgId: string, limit: number, after: Keyset | null): Promise<Candidate[]> {
+      const r = await db.query<CandidateRow>(
+        `SELECT ${CANDIDATE_COLUMNS} FROM candidates c
+         WHERE c.org_id = $1 AND ($2::timestamptz IS NULL OR (c.created_at, c.id) < ($2::timestamptz, $3::uuid))
+         ORDER BY c.created_at DESC, c.id DESC LIMIT $4`,
+        [orgId, after?.createdAt ?? null, after?.id ?? null, limit],
+      );
+      return r.rows.map(rowToCandidate);
+    },
+
+    /**
+     * Erasure: the row (raw PII, text, vectors) goes; finished shortlists keep only the id and the
+     * scores; audit-trail rows that carried the candidate's scrubbed text are redacted.
+     */
+    async erase(orgId: string, id: string): Promise<boolean> {
+      return db.withTransaction(async (tx) => {
+        const r = await tx.query('DELETE FROM candidates WHERE org_id = $1 AND id = $2', [orgId, id]);
+        if (r.rowCount === 0) return false;
+        await tx.query(
+          `UPDATE shortlist_entries s SET external_id = NULL, name = NULL, rationale = NULL, evidence = '[]'::jsonb
+           FROM matching_runs m WHERE s.run_id = m.id AND m.org_id = $1 AND s.candidate_id = $2`,
+          [orgId, id],
+        );
+        await tx.query(
+          `UPDATE run_trace SET data = jsonb_build_object('erased', true) WHERE org_id = $1 AND candidate_id = $2`,
+          [orgId, id],
+        );
+        return true;
+      });
+    },
+
+    async views(orgId: string, ids: string[]): Promise<CandidateView[]> {
+      const r = await db.query<{
+        id: string;
+        headline: string | null;
+        location: string | null;
+        years_experience: number | null;
+        skills: string[];
+        scrubbed_text: string;
+      }>(
+        `SELECT id, headline, location, years_experience, skills, scrubbed_text FROM candidates
+         WHERE org_id = $1 AND id = ANY($2::uuid[])`,
+        [orgId, ids],
+      );
+      return r.rows.map((row) => ({
+        id: row.id,
+        headline: row.headline === null ? null : scrub(row.headline),
+        location: row.location,
+        yearsExperience: row.years_experience,
+        skills: row.skills,
+        text: row.scrubbed_text,
+      }));
+    },
+
+    /** External ids and names, for shortlist entries (never sent to a model). */
+    async identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>> {
+      const r = await db.query<{ id: string; external_id: string; name: string | null }>(
+        'SELECT id, external_id, name FROM candidates WHERE org_id = $1 AND id = ANY($2::uuid[])',
+        [orgId, ids],
+      );
+      return new Map(r.rows.map((row) => [row.id, { externalId: row.external_id, name: row.name }]));
+    },
+
+    async countMatching(orgId: string, filters: SearchFilters): Promise<number> {
+      const values: unknown[] = [orgId];
+      const r = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM candidates c WHERE c.org_id = $1 ${filterSql(filters, values)}`,
+        values,
+      );
+      return r.rows[0]?.n ?? 0;
+    },
+
+    async skillVocabulary(orgId: string): Promise<Array<{ skill: string; count: number }>> {
+      const r = await db.query<{ skill: string; count: number }>(
+        `SELECT s.skill, count(*)::int AS count FROM candidates c, unnest(c.skills) AS s(skill)
+         WHERE c.org_id = $1 GROUP BY s.skill ORDER BY count DESC, s.skill LIMIT 1000`,
+        [orgId],
+      );
+      return r.rows;
+    },
+  };
+}
+
+export type CandidateStore = ReturnType<typeof createCandidateStore>;

@@ -1,0 +1,95 @@
+// The one place that reads the environment: turns it into a typed, validated Config at start.
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const list = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+/** Every variable the service reads, with its default and meaning (README's configuration table mirrors this). */
+export const ENV_SCHEMA = z.object({
+  PORT: int(0, 65535).default(3000).describe('HTTP port'),
+  HOST: z.string().min(1).default('127.0.0.1').describe('HTTP listen address (the Docker image sets 0.0.0.0)'),
+  DATABASE_URL: z.url().optional().describe('PostgreSQL with pgvector; unset: the embedded PGlite'),
+  DATA_DIR: z.string().min(1).default('./.data').describe('embedded database files; memory:// keeps nothing'),
+  DB_POOL_MAX: int(1, 200).default(10).describe('connections in the process-wide pool'),
+  PROCESS_ROLE: z.enum(['api', 'worker', 'all']).default('all').describe('api, worker, or both in one process'),
+  BOOTSTRAP_API_KEY: z.string().min(20).max(200).optional().describe('registered for organisation "default" on first boot'),
+  LLM_BASE_URL: z.url().optional().describe('any OpenAI-compatible endpoint'),
+  LLM_API_KEY: z.string().optional().describe('key for LLM_BASE_URL'),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini').describe('default chat model for every agent (must be in config/models.json)'),
+  LLM_MODEL_QUERY_EXPANDER: z.string().min(1).optional().describe('model override for the query expander'),
+  LLM_MODEL_RERANKER: z.string().min(1).optional().describe('model override for the reranker'),
+  LLM_MODEL_SCORER: z.string().min(1).optional().describe('model override for the scorer'),
+  LLM_MODEL_REFLECTOR: z.string().min(1).optional().describe('model override for the reflector'),
+  LLM_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small').describe('embedding model when EMBEDDINGS=llm'),
+  LLM_TIMEOUT_MS: int(1000, 600_000).default(60_000).describe('timeout of one model request'),
+  LLM_MAX_RETRIES: int(0, 10).default(3).describe('retries of a retryable model failure (our layer only; the SDK retries none)'),
+  LLM_REASK_LIMIT: int(0, 5).default(1).describe('re-asks after an invalid structured answer'),
+  LLM_CONCURRENCY: int(1, 1000).default(32).describe('process-wide cap on model requests in flight'),
+  MODEL_REGISTRY_PATH: z.string().min(1).default('config/models.json').describe('pinned model registry'),
+  MATCH_ENGINE: z.enum(['llm', 'heuristic', 'auto']).default('auto').describe('auto: llm when LLM_BASE_URL is set'),
+  EMBEDDINGS: z.enum(['local', 'llm']).default('local').describe('local (deterministic, offline) or the endpoint'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level'),
+  WORKER_CONCURRENCY: int(1, 100).default(4).describe('runs one worker process drives at once'),
+  WORKER_POLL_MS: int(10, 60_000).default(500).describe('how often an idle worker looks for queued runs'),
+  RUN_LEASE_MS: int(1000, 3_600_000).default(30_000).describe('how long a claimed run stays claimed without a heartbeat'),
+  RUN_HEARTBEAT_MS: int(100, 600_000).default(10_000).describe('how often a worker renews its leases'),
+  RUN_MAX_ATTEMPTS: int(1, 20).default(3).describe('claims of one run before it fails'),
+  RUN_DEADLINE_MS: int(1000, 86_400_000).default(900_000).describe('wall-clock limit of one run'),
+  SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000).describe('how long SIGTERM waits for in-flight steps'),
+  CORS_ORIGINS: list.default([]).describe('comma-separated origins allowed to call the API from a browser'),
+  RATE_LIMIT_WRITES_PER_MINUTE: int(1, 1_000_000).default(120).describe('per API key: candidate and role writes'),
+  RATE_LIMIT_RUNS_PER_MINUTE: int(1, 1_000_000).default(30).describe('per API key: matching runs started'),
+  MAX_RUNS_IN_FLIGHT_PER_ORG: int(1, 10_000).default(20).describe('queued plus running runs per organisation'),
+  ORG_DAILY_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(50).describe('model spend per organisation per UTC day'),
+  TRACE_RETENTION_DAYS: int(1, 3650).default(180).describe('audit trails older than this are pruned'),
+});
+
+export type Env = z.infer<typeof ENV_SCHEMA>;
+export type AgentName = 'queryExpander' | 'reranker' | 'scorer' | 'reflector';
+
+export interface Config extends Env {
+  engine: 'llm' | 'heuristic';
+  agentModels: Record<AgentName, { model: string; temperature: number }>;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, as shells and compose files often export them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ENV_SCHEMA.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.MATCH_ENGINE === 'llm' && !e.LLM_BASE_URL) {
+    throw new ConfigError('invalid configuration:\n  MATCH_ENGINE: "llm" needs LLM_BASE_URL');
+  }
+  if (e.EMBEDDINGS === 'llm' && !e.LLM_BASE_URL) {
+    throw new ConfigError('invalid configuration:\n  EMBEDDINGS: "llm" needs LLM_BASE_URL');
+  }
+  if (e.RUN_HEARTBEAT_MS * 2 > e.RUN_LEASE_MS) {
+    throw new ConfigError('invalid configuration:\n  RUN_HEARTBEAT_MS: must be at most half of RUN_LEASE_MS');
+  }
+  const engine = e.MATCH_ENGINE === 'auto' ? (e.LLM_BASE_URL ? 'llm' : 'heuristic') : e.MATCH_ENGINE;
+  return {
+    ...e,
+    engine,
+    agentModels: {
+      queryExpander: { model: e.LLM_MODEL_QUERY_EXPANDER ?? e.LLM_MODEL, temperature: 0.2 },
+      reranker: { model: e.LLM_MODEL_RERANKER ?? e.LLM_MODEL, temperature: 0.2 },
+      // Determinism matters most where numbers are produced.
+      scorer: { model: e.LLM_MODEL_SCORER ?? e.LLM_MODEL, temperature: 0 },
+      reflector: { model: e.LLM_MODEL_REFLECTOR ?? e.LLM_MODEL, temperature: 0.2 },
+    },
+  };
+}

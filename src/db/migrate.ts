@@ -1,0 +1,85 @@
+// Applies migrations/NNN_name.sql in order, each in its own transaction, recorded in schema_migrations.
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database, Queryable } from './database.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+// Any constant works; it only has to be the same in every process that migrates.
+const MIGRATION_LOCK = 7_242_411;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const sql = await readFile(path.join(dir, file), 'utf8');
+      return {
+        version: Number.parseInt(file, 10),
+        name: file.replace(/\.sql$/, ''),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
+    }),
+  );
+}
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/** Safe when several processes boot at once: each migration takes a transaction-scoped advisory lock. */
+export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  await assertPgvectorAvailable(db);
+  const applied: string[] = [];
+  for (const m of await readMigrations(dir)) {
+    const didApply = await db.withTransaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await ensureMigrationsTable(tx);
+      const done = await tx.query<{ checksum: string }>('SELECT checksum FROM schema_migrations WHERE version = $1', [m.version]);
+      if (done.rows[0]) {
+        if (done.rows[0].checksum !== m.checksum) {
+          throw new MigrationError(`migration ${m.name} was edited after it was applied; add a new migration instead`);
+        }
+        return false;
+      }
+      await tx.query(m.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+      return true;
+    });
+    if (didApply) applied.push(m.name);
+  }
+  return applied;
+}
+
+async function ensureMigrationsTable(tx: Queryable): Promise<void> {
+  await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now())`);
+}
+
+/** True when every migration in dir is recorded as applied: what /readyz reports. */
+export async function migrationsApplied(db: Queryable, expected: number): Promise<boolean> {
+  const r = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL",
+  ).catch(() => ({ rows: [{ n: 0 }] }));
+  return (r.rows[0]?.n ?? 0) >= expected;
+}
+
+async function assertPgvectorAvailable(db: Database): Promise<void> {
+  const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'");
+  if ((r.rows[0]?.n ?? 0) === 0) {
+    throw new MigrationError(
+      'the PostgreSQL server at DATABASE_URL has no pgvector extension. Install it ' +
+        '(Debian/Ubuntu: apt-get install postgresql-<major>-pgvector; Docker: use the pgvector/pgvector image; ' +
+        'see https://github.com/pgvector/pgvector#installation), or unset DATABASE_URL to use the embedded database.',
+    );
+  }
+}

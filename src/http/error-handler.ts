@@ -1,0 +1,64 @@
+// The single place where errors become RFC 9457 problem documents; 5xx details are logged, never returned.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { sqlState } from '../db/database.js';
+import { AppError, type FieldError } from '../errors.js';
+import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
+
+// Fastify's own client errors, by code, with the status and words a person can act on.
+const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: string; title: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', title: 'Unsupported media type' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', title: 'Payload too large' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'bad_request', title: 'Bad request' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', title: 'Malformed JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_request', title: 'Bad request' },
+  FST_ERR_CTP_EMPTY_TYPE: { status: 415, code: 'unsupported_media_type', title: 'Unsupported media type' },
+  FST_ERR_CTP_INVALID_TYPE: { status: 415, code: 'unsupported_media_type', title: 'Unsupported media type' },
+};
+
+// Text PostgreSQL refuses to store (NUL bytes, bad encodings) is the client's fault, not ours.
+const CLIENT_SQLSTATES: Record<string, string> = {
+  '22021': 'The request contains a byte sequence that is not valid text.',
+  '22P05': 'The request contains characters that cannot be stored (such as NUL).',
+  '22P02': 'The request contains a value of the wrong form.',
+  '22003': 'A number in the request is out of range.',
+  '54000': 'A value in the request is too large.',
+};
+
+export function sendProblem(reply: FastifyReply, status: number, code: string, title: string, detail: string, errors?: FieldError[]) {
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem(status, code, title, detail, errors));
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      if (err.headers) reply.headers(err.headers);
+      return sendProblem(reply, err.status, err.code, err.title, err.message, err.errors);
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const errors = err.validation.map((v) => ({
+        path: [err.validationContext, ...String(v.instancePath).split('/').filter(Boolean)].join('.'),
+        message: v.message ?? 'is invalid',
+      }));
+      return sendProblem(reply, 400, 'validation_failed', 'Invalid request', 'The request does not match the schema; see errors.', errors);
+    }
+    const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
+    if (known) return sendProblem(reply, known.status, known.code, known.title, err.message);
+    const state = sqlState(err);
+    if (state && CLIENT_SQLSTATES[state]) {
+      return sendProblem(reply, 400, 'bad_request', 'Bad request', CLIENT_SQLSTATES[state]);
+    }
+    if (err.statusCode === 429) {
+      return sendProblem(reply, 429, 'too_many_requests', 'Too many requests', err.message);
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendProblem(reply, err.statusCode, 'bad_request', 'Bad request', err.message);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, 500, 'internal', 'Internal server error', 'Something went wrong on our side; it has been logged.');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, 404, 'not_found', 'Not found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+  );
+}

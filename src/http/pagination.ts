@@ -1,0 +1,44 @@
+// Keyset cursors for lists ordered by (created_at DESC, id DESC): opaque to clients, validated on the way in.
+import { z } from 'zod';
+import { BadRequestError } from '../errors.js';
+
+export const PageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1..100.'),
+  cursor: z.string().max(200).optional().describe('The nextCursor of the previous page.'),
+});
+
+export interface Keyset {
+  createdAt: string;
+  id: string;
+}
+
+const KeysetSchema = z.object({ t: z.iso.datetime({ offset: true }), i: z.uuid() }).strict();
+
+export function encodeCursor(k: Keyset): string {
+  return Buffer.from(JSON.stringify({ t: k.createdAt, i: k.id })).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): Keyset | null {
+  if (cursor === undefined) return null;
+  try {
+    const parsed = KeysetSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    return { createdAt: parsed.t, id: parsed.i };
+  } catch {
+    throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
+  }
+}
+
+/** Given limit+1 rows, the page and the cursor of the next one. */
+export function pageOf<T extends { createdAt: Date | string; id: string }>(rows: T[], limit: number) {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const nextCursor =
+    rows.length > limit && last
+      ? encodeCursor({ createdAt: new Date(last.createdAt).toISOString(), id: last.id })
+      : null;
+  return { items, nextCursor };
+}
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+}

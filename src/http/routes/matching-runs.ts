@@ -1,0 +1,177 @@
+// /v1/matching-runs: start (idempotent), poll (ETag, Retry-After), list, events, cancel, trace.
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  CreateRunBodySchema,
+  CreateRunForRoleBodySchema,
+  EventSchema,
+  EventsQuerySchema,
+  IdempotencyHeadersSchema,
+  ListRunsQuerySchema,
+  RunSchema,
+  RunSummarySchema,
+  TraceSchema,
+  type RunStatus,
+} from '../../runs/run-schemas.js';
+import type { RunService } from '../../runs/run-service.js';
+import { BadRequestError } from '../../errors.js';
+import { callerOf } from '../auth.js';
+import { decodeCursor, pageOf } from '../pagination.js';
+import { ProblemSchema, standardErrors } from '../problem.js';
+import { IdParamsSchema } from '../schemas.js';
+
+export interface RunRouteDeps {
+  runs: RunService;
+  runRateLimit: { max: number; timeWindow: number };
+}
+
+// A polling hint: soon while a run moves, never for a finished one.
+const RETRY_AFTER_SECONDS: Record<RunStatus, number | null> = { queued: 2, running: 1, succeeded: null, failed: null, cancelled: null };
+
+function etagOf(runId: string, version: number): string {
+  return `"${runId.slice(0, 8)}-${version}"`;
+}
+
+function cacheHeaders(reply: FastifyReply, runId: string, version: number, status: RunStatus): void {
+  reply.header('etag', etagOf(runId, version));
+  reply.header('cache-control', 'private, no-cache');
+  const retryAfter = RETRY_AFTER_SECONDS[status];
+  if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
+}
+
+export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) => {
+  const tags = ['matching runs'];
+  const accepted = { 202: RunSchema, ...standardErrors, 409: ProblemSchema, 422: ProblemSchema };
+
+  async function answerStarted(reply: FastifyReply, orgId: string, runId: string) {
+    const run = await deps.runs.get(orgId, runId);
+    cacheHeaders(reply, run.id, run.version, run.status);
+    const { version: _version, ...body } = run;
+    return reply.code(202).header('location', `/v1/matching-runs/${run.id}`).send(body);
+  }
+
+  app.post('/v1/matching-runs', {
+    config: { rateLimit: deps.runRateLimit },
+    schema: {
+      tags,
+      summary: 'Start a matching run for an inline role or a stored one',
+      headers: IdempotencyHeadersSchema,
+      body: CreateRunBodySchema,
+      response: accepted,
+    },
+    handler: async (request, reply) => {
+      const orgId = callerOf(request).orgId;
+      const { role, roleId, ...params } = request.body;
+      const { runId } = await deps.runs.start({
+        orgId,
+        ...(role ? { role } : {}),
+        ...(roleId ? { roleId } : {}),
+        params,
+        ...(request.headers['idempotency-key'] ? { idempotencyKey: request.headers['idempotency-key'] } : {}),
+      });
+      return answerStarted(reply, orgId, runId);
+    },
+  });
+
+  app.post('/v1/roles/:id/matching-runs', {
+    config: { rateLimit: deps.runRateLimit },
+    schema: {
+      tags,
+      summary: 'Start a matching run for a stored role',
+      params: IdParamsSchema,
+      headers: IdempotencyHeadersSchema,
+      body: CreateRunForRoleBodySchema.optional(),
+      response: accepted,
+    },
+    handler: async (request, reply) => {
+      const orgId = callerOf(request).orgId;
+      const { runId } = await deps.runs.start({
+        orgId,
+        roleId: request.params.id,
+        params: CreateRunForRoleBodySchema.parse(request.body ?? {}),
+        ...(request.headers['idempotency-key'] ? { idempotencyKey: request.headers['idempotency-key'] } : {}),
+      });
+      return answerStarted(reply, orgId, runId);
+    },
+  });
+
+  app.get('/v1/matching-runs', {
+    schema: {
+      tags,
+      summary: 'List matching runs, newest first',
+      querystring: ListRunsQuerySchema,
+      response: { 200: z.object({ items: z.array(RunSummarySchema), nextCursor: z.string().nullable() }), ...standardErrors },
+    },
+    handler: async (request) => {
+      const { limit, cursor, status } = request.query;
+      const rows = await deps.runs.list(callerOf(request).orgId, status, limit + 1, decodeCursor(cursor));
+      const page = pageOf(rows, limit);
+      return { items: page.items.map(({ shortlist: _s, ...summary }) => summary), nextCursor: page.nextCursor };
+    },
+  });
+
+  app.get('/v1/matching-runs/:id', {
+    schema: {
+      tags,
+      summary: 'Poll a matching run (ETag / If-None-Match, Retry-After while unfinished)',
+      params: IdParamsSchema,
+      response: { 200: RunSchema, 304: z.undefined(), ...standardErrors },
+    },
+    handler: async (request, reply) => {
+      const orgId = callerOf(request).orgId;
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch) {
+        const v = await deps.runs.version(orgId, request.params.id);
+        if (ifNoneMatch.split(',').map((s) => s.trim().replace(/^W\//, '')).includes(etagOf(request.params.id, v.version))) {
+          cacheHeaders(reply, request.params.id, v.version, v.status);
+          return reply.code(304).send();
+        }
+      }
+      const { version, ...run } = await deps.runs.get(orgId, request.params.id);
+      cacheHeaders(reply, run.id, version, run.status);
+      return run;
+    },
+  });
+
+  app.get('/v1/matching-runs/:id/events', {
+    schema: {
+      tags,
+      summary: "The run's timeline, oldest first",
+      params: IdParamsSchema,
+      querystring: EventsQuerySchema,
+      response: { 200: z.object({ items: z.array(EventSchema), nextCursor: z.string().nullable() }), ...standardErrors },
+    },
+    handler: async (request) => {
+      const { after, limit, cursor } = request.query;
+      let from = after;
+      if (cursor !== undefined) {
+        if (!/^\d{1,10}$/.test(cursor)) throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
+        from = Number(cursor);
+      }
+      return deps.runs.events(callerOf(request).orgId, request.params.id, from, limit);
+    },
+  });
+
+  app.post('/v1/matching-runs/:id/cancel', {
+    schema: {
+      tags,
+      summary: 'Cancel a run; it stops at the next step boundary or scored candidate',
+      params: IdParamsSchema,
+      response: { 202: RunSchema, ...standardErrors, 409: ProblemSchema },
+    },
+    handler: async (request, reply) => {
+      const orgId = callerOf(request).orgId;
+      await deps.runs.cancel(orgId, request.params.id);
+      const { version, ...run } = await deps.runs.get(orgId, request.params.id);
+      cacheHeaders(reply, run.id, version, run.status);
+      return reply.code(202).send(run);
+    },
+  });
+
+  app.get('/v1/matching-runs/:id/trace', {
+    schema: { tags, summary: "The run's audit trail (scrubbed text only)", params: IdParamsSchema, response: { 200: TraceSchema, ...standardErrors } },
+    handler: async (request) => deps.runs.trace(callerOf(request).orgId, request.params.id),
+  });
+
+};

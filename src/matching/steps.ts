@@ -1,0 +1,158 @@
+// The five steps of a round, each (context) => context: expand, retrieve, rerank, score, reflect.
+import pLimit from 'p-limit';
+import type { Logger } from 'pino';
+import type { AgentCallContext, Agents } from '../agents/types.js';
+import type { EntryWrite } from '../runs/run-queue.js';
+import type { SearchHit, SearchRequest } from '../retrieval/search.js';
+import { bestScore, emptyRound, strongCount, type RunContext, type StepName } from './context.js';
+import type { CandidateView, RetrievedCandidate } from './domain.js';
+
+export interface StepDeps {
+  agents: Agents;
+  search(req: SearchRequest): Promise<SearchHit[]>;
+  views(orgId: string, ids: string[]): Promise<Array<CandidateView & { externalId?: string | null; name?: string | null }>>;
+  identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>>;
+  /** Persists the context after a step or a scored candidate; returns true when the run should stop (cancel). */
+  saveEntry(ctx: RunContext, entry: EntryWrite): Promise<{ cancelRequested: boolean }>;
+  trace(kind: string, data: unknown, candidateId?: string | null): Promise<void>;
+  /** Raised by the caller when the run is cancelled or its lease is lost. */
+  signal: AbortSignal;
+  callContext: AgentCallContext;
+  logger: Logger;
+  /** The process-wide cap on concurrent scoring calls, shared by all runs. */
+  globalScoreLimit: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+export type Step = (ctx: RunContext, deps: StepDeps) => Promise<RunContext>;
+
+// How many candidates retrieval brings per round for each one the reranker may pick.
+const RETRIEVE_FACTOR = 4;
+const MIN_RETRIEVE = 50;
+const MAX_BACKLOG = 200;
+
+const expand: Step = async (ctx, deps) => {
+  const out = await deps.agents.queryExpander.expand(
+    { role: ctx.role, iteration: ctx.iteration, usedQueries: ctx.usedQueries, hints: ctx.hints },
+    deps.callContext,
+  );
+  const used = new Set(ctx.usedQueries.map((q) => q.trim().toLowerCase()));
+  const queries = [...new Set(out.queries.map((q) => q.trim()).filter((q) => q && !used.has(q.toLowerCase())))];
+  await deps.trace('queries.expanded', { iteration: ctx.iteration, queries, filters: out.filters });
+  return { ...ctx, usedQueries: [...ctx.usedQueries, ...queries], round: { ...emptyRound(), queries, filters: out.filters } };
+};
+
+const retrieve: Step = async (ctx, deps) => {
+  const limit = Math.max(MIN_RETRIEVE, ctx.params.scoreLimit * RETRIEVE_FACTOR);
+  const hits = ctx.round.queries.length
+    ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds: ctx.seenIds, limit })
+    : [];
+  await deps.trace('candidates.retrieved', {
+    iteration: ctx.iteration,
+    hits: hits.map((h) => ({ id: h.id, fusedScore: h.fusedScore, vectorRank: h.vectorRank, textRank: h.textRank, distance: h.distance })),
+  });
+  return { ...ctx, seenIds: [...ctx.seenIds, ...hits.map((h) => h.id)], round: { ...ctx.round, retrieved: hits } };
+};
+
+const rerank: Step = async (ctx, deps) => {
+  const pool = [...ctx.round.retrieved, ...ctx.backlog];
+  if (!pool.length) return { ...ctx, round: { ...ctx.round, rerankedIds: [] } };
+  const views = new Map((await deps.views(ctx.orgId, pool.map((h) => h.id))).map((v) => [v.id, v]));
+  // Candidates erased since retrieval simply drop out.
+  const candidates: RetrievedCandidate[] = pool.flatMap((h) => {
+    const candidate = views.get(h.id);
+    return candidate ? [{ ...h, candidate }] : [];
+  });
+  const { orderedIds } = await deps.agents.reranker.rerank({ role: ctx.role, candidates, limit: ctx.params.scoreLimit }, deps.callContext);
+  const known = new Set(candidates.map((c) => c.id));
+  const picked = [...new Set(orderedIds.filter((id) => known.has(id)))].slice(0, ctx.params.scoreLimit);
+  const pickedSet = new Set(picked);
+  const backlog = pool
+    .filter((h) => !pickedSet.has(h.id) && views.has(h.id))
+    .sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1))
+    .slice(0, MAX_BACKLOG);
+  await deps.trace('candidates.reranked', { iteration: ctx.iteration, orderedIds: picked });
+  return { ...ctx, backlog, round: { ...ctx.round, rerankedIds: picked } };
+};
+
+/** Fans the scorer out; each result is written the moment it exists, so a crash loses nothing scored. */
+const score: Step = async (ctx, deps) => {
+  const done = new Set([...ctx.scored.map((s) => s.candidateId), ...ctx.unscoredIds]);
+  const todo = ctx.round.rerankedIds.filter((id) => !done.has(id));
+  if (!todo.length) return ctx;
+  const retrieval = new Map([...ctx.round.retrieved, ...ctx.backlog].map((h) => [h.id, h.fusedScore]));
+  const identities = await deps.identities(ctx.orgId, todo);
+  // Texts are read up front: while the scorers wait on a model no connection is held.
+  const views = new Map((await deps.views(ctx.orgId, todo)).map((v) => [v.id, v]));
+  let current = ctx;
+  // Writes are serialised so each checkpoint includes every earlier entry.
+  let writes: Promise<unknown> = Promise.resolve();
+  const perRun = pLimit(ctx.params.scoreLimit);
+  const write = (entry: EntryWrite, apply: (c: RunContext) => RunContext) => {
+    const next = writes.then(async () => {
+      current = apply(current);
+      const { cancelRequested } = await deps.saveEntry(current, entry);
+      if (cancelRequested) throw new CancelRequested();
+    });
+    writes = next.catch(() => {});
+    return next;
+  };
+  const results = await Promise.allSettled(
+    todo.map((id) =>
+      perRun(() =>
+        deps.globalScoreLimit(async () => {
+          deps.signal.throwIfAborted();
+          const view = views.get(id);
+          const identity = identities.get(id);
+          const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrieval.get(id) ?? 0, iteration: ctx.iteration };
+          if (!view) return;
+          const outcome = await deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
+          if (outcome.status === 'scored') {
+            const { subscores, totalScore, rationale, evidence } = outcome.score;
+            await write({ ...base, status: 'scored', subscores, totalScore, rationale, evidence }, (c) => ({
+              ...c,
+              scored: [...c.scored, { candidateId: id, totalScore, iteration: ctx.iteration }],
+            }));
+          } else {
+            await write({ ...base, status: 'unscored', reason: outcome.reason }, (c) => ({ ...c, unscoredIds: [...c.unscoredIds, id] }));
+          }
+        }),
+      ),
+    ),
+  );
+  await writes;
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  return current;
+};
+
+const reflect: Step = async (ctx, deps) => {
+  const round = ctx.scored.filter((s) => s.iteration === ctx.iteration);
+  const before = ctx.scored.filter((s) => s.iteration < ctx.iteration);
+  const threshold = ctx.params.scoreThreshold;
+  const out = await deps.agents.reflector.reflect(
+    {
+      role: ctx.role,
+      iteration: ctx.iteration,
+      maxIterations: ctx.params.maxIterations,
+      scoreThreshold: threshold,
+      targetStrong: ctx.params.targetStrong,
+      roundScores: round.map((s) => s.totalScore),
+      bestBefore: bestScore(before),
+      bestAfter: bestScore(ctx.scored),
+      strongBefore: before.filter((s) => s.totalScore >= threshold).length,
+      strongAfter: strongCount(ctx),
+      usedQueries: ctx.usedQueries,
+    },
+    deps.callContext,
+  );
+  await deps.trace('iteration.reflected', { iteration: ctx.iteration, ...out });
+  if (!out.stop) return { ...ctx, hints: out.hints };
+  deps.logger.info({ iteration: ctx.iteration }, `Stopping iterations at ${ctx.iteration}: ${out.reasoning}`);
+  return { ...ctx, hints: out.hints, stop: { reason: 'reflector', iteration: ctx.iteration, reasoning: out.reasoning } };
+};
+
+export class CancelRequested extends Error {
+  override name = 'CancelRequested';
+}
+
+export const STEP_FUNCTIONS: Record<StepName, Step> = { expand, retrieve, rerank, score, reflect };

@@ -1,0 +1,103 @@
+// The reduce-style workflow: steps reduce the context in order, round after round, and every exit is named.
+import type { Stop } from '../runs/run-schemas.js';
+import { STEPS, strongCount, type RunContext, type StepName } from './context.js';
+import { STEP_FUNCTIONS, type StepDeps } from './steps.js';
+
+// The event each finished step leaves on the run's timeline.
+const STEP_EVENTS: Record<StepName, string> = {
+  expand: 'queries.expanded',
+  retrieve: 'candidates.retrieved',
+  rerank: 'candidates.reranked',
+  score: 'candidates.scored',
+  reflect: 'iteration.reflected',
+};
+
+export interface WorkflowDeps extends StepDeps {
+  checkpoint(ctx: RunContext, event?: { type: string; data: Record<string, unknown> }): Promise<{ cancelRequested: boolean }>;
+}
+
+/** Thrown out of the workflow with the last context that was saved, so the run can finish with what it has. */
+export class WorkflowInterrupted extends Error {
+  constructor(
+    readonly context: RunContext,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'WorkflowInterrupted';
+  }
+}
+
+export class CancelledAtBoundary extends Error {
+  override name = 'CancelledAtBoundary';
+}
+
+function stepEventData(ctx: RunContext, step: StepName): Record<string, unknown> {
+  const base = { iteration: ctx.iteration };
+  switch (step) {
+    case 'expand':
+      return { ...base, queries: ctx.round.queries, filters: ctx.round.filters };
+    case 'retrieve':
+      return { ...base, count: ctx.round.retrieved.length, backlog: ctx.backlog.length };
+    case 'rerank':
+      return { ...base, candidateIds: ctx.round.rerankedIds };
+    case 'score':
+      return { ...base, scored: ctx.scored.filter((s) => s.iteration === ctx.iteration).length, strong: strongCount(ctx) };
+    case 'reflect':
+      return { ...base, stop: ctx.stop?.reason === 'reflector', reasoning: ctx.stop?.reasoning ?? null, hints: ctx.hints };
+  }
+}
+
+/** The exit checks that follow a step; null means "go on". */
+function exitAfter(step: StepName, ctx: RunContext): Stop | null {
+  const it = ctx.iteration;
+  if (step === 'retrieve' && ctx.round.retrieved.length === 0 && ctx.backlog.length === 0) {
+    return { reason: 'exhausted', iteration: it, reasoning: 'Retrieval found no candidate that was not already seen.' };
+  }
+  if (step === 'score' && strongCount(ctx) >= ctx.params.targetStrong) {
+    return {
+      reason: 'target_reached',
+      iteration: it,
+      reasoning: `${strongCount(ctx)} candidates scored at least ${ctx.params.scoreThreshold}; the target was ${ctx.params.targetStrong}.`,
+    };
+  }
+  if (step === 'reflect' && !ctx.stop && it >= ctx.params.maxIterations) {
+    return { reason: 'max_iterations', iteration: it, reasoning: `Ran all ${ctx.params.maxIterations} iterations.` };
+  }
+  return null;
+}
+
+export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promise<RunContext> {
+  let latest = start;
+  const tracked: WorkflowDeps = {
+    ...deps,
+    saveEntry: async (ctx, entry) => {
+      const r = await deps.saveEntry(ctx, entry);
+      latest = ctx;
+      return r;
+    },
+  };
+  try {
+    let ctx = start;
+    while (!ctx.stop) {
+      const step = ctx.step;
+      deps.signal.throwIfAborted();
+      if (step === 'expand') await deps.checkpoint(ctx, { type: 'iteration.started', data: { iteration: ctx.iteration } });
+      ctx = await STEP_FUNCTIONS[step](ctx, tracked);
+      const stop = ctx.stop ?? exitAfter(step, ctx);
+      const index = STEPS.indexOf(step);
+      const roundOver = index === STEPS.length - 1;
+      const next: RunContext = stop
+        ? { ...ctx, stop }
+        : roundOver
+          ? { ...ctx, iteration: ctx.iteration + 1, step: 'expand' }
+          : { ...ctx, step: STEPS[index + 1]! };
+      const { cancelRequested } = await deps.checkpoint(next, { type: STEP_EVENTS[step], data: stepEventData(ctx, step) });
+      latest = next;
+      ctx = next;
+      if (cancelRequested && !ctx.stop) throw new CancelledAtBoundary('cancel requested');
+    }
+    return ctx;
+  } catch (err) {
+    throw new WorkflowInterrupted(latest, err);
+  }
+}

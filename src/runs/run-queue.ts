@@ -1,0 +1,232 @@
+// The runs table as a work queue: claim with SKIP LOCKED, leases renewed by heartbeat, and every
+// write fenced by the lease owner so a worker that lost its lease cannot overwrite its successor.
+import type { Database } from '../db/database.js';
+import type { RunContext } from '../matching/context.js';
+import { progressOf } from '../matching/context.js';
+import type { Engine, Evidence, Subscores } from '../matching/domain.js';
+import type { RunParams, RunStatus, Stop } from './run-schemas.js';
+import { appendEvent } from './run-store.js';
+
+export interface ClaimedRun {
+  id: string;
+  orgId: string;
+  roleId: string;
+  engine: Engine;
+  params: RunParams;
+  checkpoint: RunContext | null;
+  attempts: number;
+  startedAt: Date;
+  firstClaim: boolean;
+}
+
+export class LeaseLostError extends Error {
+  override name = 'LeaseLostError';
+}
+
+export interface EntryWrite {
+  candidateId: string;
+  externalId: string | null;
+  name: string | null;
+  status: 'scored' | 'unscored';
+  subscores?: Subscores;
+  totalScore?: number;
+  rationale?: string;
+  evidence?: Evidence[];
+  reason?: string;
+  retrievalScore: number;
+  iteration: number;
+}
+
+export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: number; maxAttempts: number }) {
+  const { workerId, leaseMs, maxAttempts } = opts;
+
+  /** Ends runs that were claimed maxAttempts times and whose lease ran out again: they keep failing. */
+  async function failExhausted(): Promise<string[]> {
+    return db.withTransaction(async (tx) => {
+      const r = await tx.query<{ id: string; iteration: number }>(
+        `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL,
+           stop = jsonb_build_object('reason', 'error', 'iteration', (progress->>'iteration')::int,
+                                     'reasoning', 'The run failed on every attempt.'),
+           error = jsonb_build_object('title', 'Attempts exhausted',
+                                      'detail', format('The run was claimed %s times and never finished; the last worker stopped without finishing it.', attempts))
+         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND attempts >= $1
+                      FOR UPDATE SKIP LOCKED)
+         RETURNING id, (progress->>'iteration')::int AS iteration`,
+        [maxAttempts],
+      );
+      for (const row of r.rows) await appendEvent(tx, row.id, 'run.failed', { error: 'attempts_exhausted' });
+      return r.rows.map((row) => row.id);
+    });
+  }
+
+  return {
+    workerId,
+    failExhausted,
+
+    /** Claims the oldest queued run, or a running one whose worker died (lease expired). */
+    async claim(): Promise<ClaimedRun | null> {
+      const r = await db.query<{
+        id: string;
+        org_id: string;
+        role_id: string;
+        engine: Engine;
+        params: RunParams;
+        checkpoint: RunContext | null;
+        attempts: number;
+        started_at: Date;
+        first_claim: boolean;
+      }>(
+        `UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
+           attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
+         WHERE r.id = (SELECT id FROM matching_runs
+                       WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3)
+                       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
+                   (r.attempts = 1) AS first_claim`,
+        [workerId, leaseMs, maxAttempts],
+      );
+      const row = r.rows[0];
+      if (!row) return null;
+      return {
+        id: row.id,
+        orgId: row.org_id,
+        roleId: row.role_id,
+        engine: row.engine,
+        params: row.params,
+        checkpoint: row.checkpoint,
+        attempts: row.attempts,
+        startedAt: row.started_at,
+        firstClaim: row.first_claim,
+      };
+    },
+
+    /** Renews the leases of the given runs; returns those still ours and whether each was asked to cancel. */
+    async heartbeat(runIds: string[]): Promise<Map<string, { cancelRequested: boolean }>> {
+      if (!runIds.length) return new Map();
+      const r = await db.query<{ id: string; cancel: boolean }>(
+        `UPDATE matching_runs SET lease_expires_at = now() + $2 * interval '1 millisecond'
+         WHERE id = ANY($1::uuid[]) AND lease_owner = $3 AND status = 'running'
+         RETURNING id, cancel_requested_at IS NOT NULL AS cancel`,
+        [runIds, leaseMs, workerId],
+      );
+      return new Map(r.rows.map((row) => [row.id, { cancelRequested: row.cancel }]));
+    },
+
+    /** Saves the context after a step, with an event, in one statement. Returns whether a cancel was requested. */
+    async checkpoint(ctx: RunContext, event?: { type: string; data: Record<string, unknown> }): Promise<{ cancelRequested: boolean }> {
+      const r = await db.query<{ cancel: boolean }>(
+        `WITH r AS (
+           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1,
+             event_seq = event_seq + CASE WHEN $5::text IS NULL THEN 0 ELSE 1 END
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
+         e AS (INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $5, $6 FROM r WHERE $5::text IS NOT NULL)
+         SELECT cancel FROM r`,
+        [ctx.runId, workerId, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), event?.type ?? null, JSON.stringify(event?.data ?? {})],
+      );
+      if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
+      return { cancelRequested: r.rows[0].cancel };
+    },
+
+    /** Writes one scored (or unscored) candidate, the new context, progress and an event: one statement. */
+    async saveEntry(ctx: RunContext, entry: EntryWrite): Promise<{ cancelRequested: boolean }> {
+      const type = entry.status === 'scored' ? 'candidate.scored' : 'candidate.unscored';
+      const data =
+        entry.status === 'scored'
+          ? { candidateId: entry.candidateId, totalScore: entry.totalScore, iteration: entry.iteration }
+          : { candidateId: entry.candidateId, reason: entry.reason, iteration: entry.iteration };
+      const r = await db.query<{ cancel: boolean }>(
+        `WITH r AS (
+           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + 1
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
+         s AS (
+           INSERT INTO shortlist_entries (run_id, candidate_id, status, external_id, name, subscores, total_score,
+                                          rationale, evidence, reason, retrieval_score, iteration)
+           SELECT $1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 FROM r
+           ON CONFLICT (run_id, candidate_id) DO NOTHING),
+         e AS (INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $5, $6 FROM r)
+         SELECT cancel FROM r`,
+        [
+          ctx.runId,
+          workerId,
+          JSON.stringify(ctx),
+          JSON.stringify(progressOf(ctx)),
+          type,
+          JSON.stringify(data),
+          entry.candidateId,
+          entry.status,
+          entry.externalId,
+          entry.name,
+          entry.subscores ? JSON.stringify(entry.subscores) : null,
+          entry.totalScore ?? null,
+          entry.rationale ?? null,
+          entry.evidence ? JSON.stringify(entry.evidence) : null,
+          entry.reason ?? null,
+          entry.retrievalScore,
+          entry.iteration,
+        ],
+      );
+      if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
+      return { cancelRequested: r.rows[0].cancel };
+    },
+
+    /** Scored and unscored entries already written: on resume these are never scored again. */
+    async entries(runId: string): Promise<Array<{ candidateId: string; status: 'scored' | 'unscored'; totalScore: number | null; iteration: number }>> {
+      const r = await db.query<{ candidate_id: string; status: 'scored' | 'unscored'; total_score: number | null; iteration: number }>(
+        'SELECT candidate_id, status, total_score, iteration FROM shortlist_entries WHERE run_id = $1 ORDER BY created_at, candidate_id',
+        [runId],
+      );
+      return r.rows.map((e) => ({ candidateId: e.candidate_id, status: e.status, totalScore: e.total_score, iteration: e.iteration }));
+    },
+
+    async finish(
+      ctx: RunContext,
+      status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
+      stop: Stop,
+      error: { title: string; detail: string } | null,
+    ): Promise<void> {
+      await db.withTransaction(async (tx) => {
+        const r = await tx.query(
+          `UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
+             lease_owner = NULL, lease_expires_at = NULL, version = version + 1
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+          [ctx.runId, workerId, status, JSON.stringify(stop), error ? JSON.stringify(error) : null, JSON.stringify(ctx), JSON.stringify(progressOf(ctx))],
+        );
+        if (r.rowCount === 0) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
+        await appendEvent(tx, ctx.runId, status === 'failed' ? 'run.failed' : 'run.stopped', {
+          reason: stop.reason,
+          iteration: stop.iteration,
+          reasoning: stop.reasoning,
+          ...(error ? { error: error.title } : {}),
+        });
+      });
+    },
+
+    /** Hands a run back (shutdown): the next worker may claim it at once, and this claim does not count as a failed attempt. */
+    async release(runId: string): Promise<void> {
+      await db.query(
+        `UPDATE matching_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second',
+           attempts = greatest(attempts - 1, 0), version = version + 1
+         WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+        [runId, workerId],
+      );
+    },
+
+    async appendEvent(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+      await db.withTransaction((tx) => appendEvent(tx, runId, type, data).then(() => undefined));
+    },
+
+    async trace(ctx: { runId: string; orgId: string }, kind: string, data: unknown, candidateId: string | null = null): Promise<void> {
+      await db.query('INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data) VALUES ($1, $2, $3, $4, $5)', [
+        ctx.runId,
+        ctx.orgId,
+        kind,
+        candidateId,
+        JSON.stringify(data),
+      ]);
+    },
+  };
+}
+
+export type RunQueue = ReturnType<typeof createRunQueue>;

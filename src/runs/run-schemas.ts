@@ -1,0 +1,151 @@
+// The matching-run resource as the HTTP contract defines it.
+import { z } from 'zod';
+import { Timestamp, text } from '../http/schemas.js';
+import { ENGINES, SUBSCORE_BOUNDS } from '../matching/domain.js';
+import { RoleInputSchema } from '../roles/role-schemas.js';
+
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+export const STOP_REASONS = ['target_reached', 'reflector', 'max_iterations', 'budget', 'exhausted', 'cancelled', 'error'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export const RunParamsSchema = z.object({
+  maxIterations: z.number().int().min(1).max(10).default(3),
+  scoreThreshold: z.number().int().min(0).max(100).default(70).describe('A "strong" candidate scores at least this.'),
+  targetStrong: z.number().int().min(1).max(100).default(5).describe('Stop once this many strong candidates are found.'),
+  scoreLimit: z.number().int().min(1).max(50).default(15).describe('Candidates scored per iteration.'),
+  budget: z
+    .object({
+      maxTokens: z.number().int().min(1000).max(50_000_000).default(200_000),
+      maxCostUsd: z.number().min(0).max(1000).default(2),
+    })
+    .strict()
+    .default({ maxTokens: 200_000, maxCostUsd: 2 }),
+});
+export type RunParams = z.output<typeof RunParamsSchema>;
+
+export const CreateRunBodySchema = RunParamsSchema.extend({
+  role: RoleInputSchema.optional().describe('The role, given inline (it is stored).'),
+  roleId: z.uuid().optional().describe('A stored role.'),
+})
+  .strict()
+  .refine((b) => (b.role === undefined) !== (b.roleId === undefined), {
+    message: 'give exactly one of "role" and "roleId"',
+    path: ['role'],
+  });
+
+export const CreateRunForRoleBodySchema = RunParamsSchema.strict();
+
+export const IdempotencyHeadersSchema = z.object({
+  'idempotency-key': text(1, 200).optional().describe('Makes a retried POST with the same body return the first run.'),
+});
+
+const subscoreShape = Object.fromEntries(
+  Object.entries(SUBSCORE_BOUNDS).map(([name, max]) => [name, z.number().int().min(0).max(max)]),
+) as { [K in keyof typeof SUBSCORE_BOUNDS]: z.ZodNumber };
+
+export const ShortlistEntrySchema = z
+  .object({
+    rank: z.number().int().min(1),
+    candidateId: z.uuid(),
+    externalId: z.string().nullable(),
+    name: z.string().nullable(),
+    totalScore: z.number().int().min(0).max(100),
+    subscores: z.object(subscoreShape),
+    rationale: z.string().nullable(),
+    evidence: z.array(
+      z.object({ subscore: z.enum(Object.keys(SUBSCORE_BOUNDS) as [keyof typeof SUBSCORE_BOUNDS]), quote: z.string(), verified: z.boolean() }),
+    ),
+    iteration: z.number().int(),
+  })
+  .meta({ id: 'ShortlistEntry' });
+export type ShortlistEntry = z.infer<typeof ShortlistEntrySchema>;
+
+export const UsageSchema = z.object({
+  llmCalls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  totalTokens: z.number().int(),
+  costUsd: z.number(),
+});
+
+export const ProgressSchema = z.object({
+  iteration: z.number().int(),
+  maxIterations: z.number().int(),
+  candidatesSeen: z.number().int(),
+  candidatesScored: z.number().int(),
+  strongCandidates: z.number().int(),
+});
+export type Progress = z.infer<typeof ProgressSchema>;
+
+export const StopSchema = z.object({
+  reason: z.enum(STOP_REASONS),
+  iteration: z.number().int(),
+  reasoning: z.string(),
+});
+export type Stop = z.infer<typeof StopSchema>;
+
+export const RunSchema = z
+  .object({
+    id: z.uuid(),
+    roleId: z.uuid(),
+    status: z.enum(RUN_STATUSES),
+    engine: z.enum(ENGINES),
+    params: RunParamsSchema,
+    createdAt: Timestamp,
+    startedAt: Timestamp.nullable(),
+    finishedAt: Timestamp.nullable(),
+    progress: ProgressSchema,
+    stop: StopSchema.nullable(),
+    usage: UsageSchema,
+    shortlist: z.array(ShortlistEntrySchema),
+    error: z.object({ title: z.string(), detail: z.string() }).nullable(),
+  })
+  .meta({ id: 'MatchingRun' });
+export type Run = z.infer<typeof RunSchema>;
+
+export const RunSummarySchema = RunSchema.omit({ shortlist: true }).meta({ id: 'MatchingRunSummary' });
+
+export const ListRunsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+  status: z.enum(RUN_STATUSES).optional(),
+});
+
+export const EventsQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).max(2_147_483_647).default(0).describe('Return events with seq greater than this.'),
+  limit: z.coerce.number().int().min(1).max(100).default(100),
+  cursor: z.string().max(200).optional().describe('The nextCursor of the previous page (same as after=<last seq>).'),
+});
+
+export const EventSchema = z
+  .object({ seq: z.number().int(), at: Timestamp, type: z.string(), data: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'RunEvent' });
+
+export const TraceSchema = z
+  .object({
+    runId: z.uuid(),
+    items: z.array(z.object({ id: z.number().int(), at: Timestamp, kind: z.string(), candidateId: z.uuid().nullable(), data: z.unknown() })),
+  })
+  .meta({ id: 'RunTrace' });
+
+export const UsageQuerySchema = z.object({
+  from: z.iso.datetime({ offset: true }).optional().describe('Inclusive start (ISO-8601); default: 30 days ago.'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Exclusive end (ISO-8601); default: now.'),
+  groupBy: z.enum(['day', 'agent', 'model']).default('day'),
+});
+
+const usageFigures = {
+  llmCalls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  costUsd: z.number(),
+};
+export const UsageReportSchema = z
+  .object({
+    items: z.array(z.object({ key: z.string(), ...usageFigures })),
+    total: z.object(usageFigures),
+  })
+  .meta({ id: 'UsageReport' });

@@ -1,0 +1,150 @@
+// Starting, reading and cancelling matching runs: the rules the routes apply, in one place.
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/database.js';
+import { AppError, ConflictError, NotFoundError, TooManyRequestsError, UnprocessableError } from '../errors.js';
+import type { Engine } from '../matching/domain.js';
+import type { RoleInput } from '../roles/role-schemas.js';
+import type { RoleStore } from '../roles/role-store.js';
+import type { UsageStore } from '../usage/usage-store.js';
+import { FINISHED_STATUSES, type RunParams, type RunStatus } from './run-schemas.js';
+import { appendEvent, type RunStore } from './run-store.js';
+
+export interface StartRunRequest {
+  orgId: string;
+  role?: RoleInput;
+  roleId?: string;
+  params: RunParams;
+  idempotencyKey?: string;
+}
+
+export interface RunServiceLimits {
+  maxRunsInFlightPerOrg: number;
+  orgDailyBudgetUsd: number;
+}
+
+class IdempotentReplay extends Error {}
+
+function requestHash(req: StartRunRequest): string {
+  const { orgId: _orgId, idempotencyKey: _key, ...body } = req;
+  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+}
+
+export function createRunService(deps: {
+  db: Database;
+  runs: RunStore;
+  roles: RoleStore;
+  usage: UsageStore;
+  engine: Engine;
+  limits: RunServiceLimits;
+  /** Wakes local workers so a new run starts without waiting for the next poll. */
+  notifyQueued?: () => void;
+}) {
+  const { db, runs, roles } = deps;
+
+  async function replay(orgId: string, key: string, hash: string): Promise<{ runId: string; created: false }> {
+    const first = await runs.findByIdempotencyKey(orgId, key);
+    if (!first) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry.');
+    if (first.requestHash !== hash) {
+      throw new UnprocessableError('This Idempotency-Key was used with a different request body.', [
+        { path: 'headers.idempotency-key', message: 'already used with another body' },
+      ]);
+    }
+    return { runId: first.id, created: false };
+  }
+
+  return {
+    /** Returns the run id and whether this request created it (false: an idempotent replay). */
+    async start(req: StartRunRequest): Promise<{ runId: string; created: boolean }> {
+      const hash = requestHash(req);
+      if (req.idempotencyKey) {
+        const first = await runs.findByIdempotencyKey(req.orgId, req.idempotencyKey);
+        if (first) return replay(req.orgId, req.idempotencyKey, hash);
+      }
+      if ((await runs.countInFlight(req.orgId)) >= deps.limits.maxRunsInFlightPerOrg) {
+        throw new TooManyRequestsError(
+          `This organisation already has ${deps.limits.maxRunsInFlightPerOrg} runs queued or running; wait for one to finish.`,
+          10,
+        );
+      }
+      if (deps.engine === 'llm') {
+        const spent = await deps.usage.spentTodayUsd(req.orgId);
+        if (spent >= deps.limits.orgDailyBudgetUsd) {
+          throw new AppError(
+            429,
+            'daily_budget_exhausted',
+            'Daily model budget exhausted',
+            `This organisation has spent $${spent.toFixed(2)} of its $${deps.limits.orgDailyBudgetUsd.toFixed(2)} daily model budget; new runs start again after midnight UTC.`,
+            undefined,
+            { 'retry-after': String(secondsUntilUtcMidnight()) },
+          );
+        }
+      }
+      try {
+        const runId = await db.withTransaction(async (tx) => {
+          let roleId = req.roleId;
+          if (req.role) roleId = (await roles.create(req.orgId, req.role, tx)).id;
+          else if (!roleId || !(await roles.get(req.orgId, roleId, tx))) throw new NotFoundError('Role');
+          const id = await runs.insert(tx, {
+            orgId: req.orgId,
+            roleId: roleId!,
+            engine: deps.engine,
+            params: req.params,
+            idempotencyKey: req.idempotencyKey ?? null,
+            requestHash: hash,
+          });
+          // A concurrent request with the same key won: roll back our inline role, answer with its run.
+          if (!id) throw new IdempotentReplay();
+          await appendEvent(tx, id, 'run.queued', { engine: deps.engine });
+          return id;
+        });
+        deps.notifyQueued?.();
+        return { runId, created: true };
+      } catch (err) {
+        if (err instanceof IdempotentReplay) return replay(req.orgId, req.idempotencyKey!, hash);
+        throw err;
+      }
+    },
+
+    async get(orgId: string, id: string) {
+      const run = await runs.get(orgId, id);
+      if (!run) throw new NotFoundError('Matching run');
+      return run;
+    },
+
+    /** Cheap check for If-None-Match: no shortlist read. */
+    async version(orgId: string, id: string): Promise<{ version: number; status: RunStatus }> {
+      const v = await runs.version(orgId, id);
+      if (!v) throw new NotFoundError('Matching run');
+      return v;
+    },
+
+    async cancel(orgId: string, id: string): Promise<void> {
+      const before = await runs.requestCancel(orgId, id);
+      if (!before) throw new NotFoundError('Matching run');
+      if (FINISHED_STATUSES.includes(before)) throw new ConflictError(`The run is already ${before}.`);
+    },
+
+    async events(orgId: string, id: string, after: number, limit: number) {
+      if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
+      const items = await runs.events(id, after, limit + 1);
+      const page = items.slice(0, limit);
+      const last = page[page.length - 1];
+      return { items: page, nextCursor: items.length > limit && last ? String(last.seq) : null };
+    },
+
+    async trace(orgId: string, id: string) {
+      if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
+      return { runId: id, items: await runs.trace(id) };
+    },
+
+    list: runs.list,
+  };
+}
+
+function secondsUntilUtcMidnight(): number {
+  const now = new Date();
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
+}
+
+export type RunService = ReturnType<typeof createRunService>;

@@ -1,0 +1,192 @@
+// SQL for matching runs as resources: create (idempotent), the one-read poll, lists, events, cancel.
+import type { Database, Queryable } from '../db/database.js';
+import type { Keyset } from '../http/pagination.js';
+import { iso } from '../http/schemas.js';
+import type { Engine } from '../matching/domain.js';
+import type { Progress, Run, RunParams, RunStatus, ShortlistEntry, Stop } from './run-schemas.js';
+
+export interface RunRow {
+  id: string;
+  org_id: string;
+  role_id: string;
+  status: RunStatus;
+  engine: Engine;
+  params: RunParams;
+  version: number;
+  progress: Progress;
+  stop: Stop | null;
+  error: { title: string; detail: string } | null;
+  llm_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  request_hash: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  shortlist?: Omit<ShortlistEntry, 'rank'>[] | null;
+}
+
+export function initialProgress(params: RunParams): Progress {
+  return { iteration: 0, maxIterations: params.maxIterations, candidatesSeen: 0, candidatesScored: 0, strongCandidates: 0 };
+}
+
+export function rowToRun(r: RunRow): Run {
+  return {
+    id: r.id,
+    roleId: r.role_id,
+    status: r.status,
+    engine: r.engine,
+    params: r.params,
+    createdAt: iso(r.created_at)!,
+    startedAt: iso(r.started_at),
+    finishedAt: iso(r.finished_at),
+    progress: r.progress,
+    stop: r.stop,
+    usage: {
+      llmCalls: r.llm_calls,
+      promptTokens: r.prompt_tokens,
+      completionTokens: r.completion_tokens,
+      totalTokens: r.prompt_tokens + r.completion_tokens,
+      costUsd: Number(r.cost_usd),
+    },
+    shortlist: (r.shortlist ?? []).map((e, i) => ({ rank: i + 1, ...e })),
+    error: r.error,
+  };
+}
+
+const RUN_COLUMNS = `r.id, r.org_id, r.role_id, r.status, r.engine, r.params, r.version, r.progress, r.stop, r.error,
+  r.llm_calls, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.request_hash, r.created_at, r.started_at, r.finished_at`;
+
+// The shortlist ranking: total score, then retrieval's fused score, then id; deterministic.
+const SHORTLIST_SUBQUERY = `(SELECT coalesce(json_agg(json_build_object(
+    'candidateId', s.candidate_id, 'externalId', s.external_id, 'name', s.name, 'totalScore', s.total_score,
+    'subscores', s.subscores, 'rationale', s.rationale, 'evidence', coalesce(s.evidence, '[]'::jsonb),
+    'iteration', s.iteration)
+    ORDER BY s.total_score DESC, s.retrieval_score DESC, s.candidate_id), '[]'::json)
+  FROM shortlist_entries s WHERE s.run_id = r.id AND s.status = 'scored') AS shortlist`;
+
+export interface NewRun {
+  orgId: string;
+  roleId: string;
+  engine: Engine;
+  params: RunParams;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+export function createRunStore(db: Database) {
+  return {
+    /** Inserts the run unless the idempotency key is taken; null means "taken" (read the first run). */
+    async insert(tx: Queryable, run: NewRun): Promise<string | null> {
+      const r = await tx.query<{ id: string }>(
+        `INSERT INTO matching_runs (org_id, role_id, engine, params, progress, idempotency_key, request_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (org_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING id`,
+        [run.orgId, run.roleId, run.engine, JSON.stringify(run.params), JSON.stringify(initialProgress(run.params)), run.idempotencyKey, run.requestHash],
+      );
+      return r.rows[0]?.id ?? null;
+    },
+
+    async findByIdempotencyKey(orgId: string, key: string): Promise<{ id: string; requestHash: string | null } | null> {
+      const r = await db.query<{ id: string; request_hash: string | null }>(
+        'SELECT id, request_hash FROM matching_runs WHERE org_id = $1 AND idempotency_key = $2',
+        [orgId, key],
+      );
+      return r.rows[0] ? { id: r.rows[0].id, requestHash: r.rows[0].request_hash } : null;
+    },
+
+    /** The poll: one indexed read of the run and its shortlist. */
+    async get(orgId: string, id: string): Promise<(Run & { version: number }) | null> {
+      const r = await db.query<RunRow>(`SELECT ${RUN_COLUMNS}, ${SHORTLIST_SUBQUERY} FROM matching_runs r WHERE r.org_id = $1 AND r.id = $2`, [orgId, id]);
+      const row = r.rows[0];
+      return row ? { ...rowToRun(row), version: row.version } : null;
+    },
+
+    /** The ETag source alone: lets a 304 skip reading the shortlist. */
+    async version(orgId: string, id: string): Promise<{ version: number; status: RunStatus } | null> {
+      const r = await db.query<{ version: number; status: RunStatus }>('SELECT version, status FROM matching_runs WHERE org_id = $1 AND id = $2', [orgId, id]);
+      return r.rows[0] ?? null;
+    },
+
+    async list(orgId: string, status: RunStatus | undefined, limit: number, after: Keyset | null): Promise<Run[]> {
+      const r = await db.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM matching_runs r
+         WHERE r.org_id = $1 AND ($2::text IS NULL OR r.status = $2)
+           AND ($3::timestamptz IS NULL OR (r.created_at, r.id) < ($3::timestamptz, $4::uuid))
+         ORDER BY r.created_at DESC, r.id DESC LIMIT $5`,
+        [orgId, status ?? null, after?.createdAt ?? null, after?.id ?? null, limit],
+      );
+      return r.rows.map(rowToRun);
+    },
+
+    async exists(orgId: string, id: string): Promise<boolean> {
+      const r = await db.query('SELECT 1 FROM matching_runs WHERE org_id = $1 AND id = $2', [orgId, id]);
+      return r.rowCount > 0;
+    },
+
+    async events(runId: string, after: number, limit: number) {
+      const r = await db.query<{ seq: number; at: Date; type: string; data: Record<string, unknown> }>(
+        'SELECT seq, at, type, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+        [runId, after, limit],
+      );
+      return r.rows.map((e) => ({ seq: e.seq, at: iso(e.at)!, type: e.type, data: e.data }));
+    },
+
+    async trace(runId: string) {
+      const r = await db.query<{ id: number; at: Date; kind: string; candidate_id: string | null; data: unknown }>(
+        'SELECT id, at, kind, candidate_id, data FROM run_trace WHERE run_id = $1 ORDER BY id',
+        [runId],
+      );
+      return r.rows.map((t) => ({ id: Number(t.id), at: iso(t.at)!, kind: t.kind, candidateId: t.candidate_id, data: t.data }));
+    },
+
+    /**
+     * A queued run is cancelled at once; a running one is flagged and its worker stops at the next
+     * step boundary or scored candidate. Returns the status before the request, or null if absent.
+     */
+    async requestCancel(orgId: string, id: string): Promise<RunStatus | null> {
+      return db.withTransaction(async (tx) => {
+        const r = await tx.query<{ status: RunStatus }>('SELECT status FROM matching_runs WHERE org_id = $1 AND id = $2 FOR UPDATE', [orgId, id]);
+        const status = r.rows[0]?.status;
+        if (!status) return null;
+        if (status === 'queued') {
+          await tx.query(
+            `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1,
+               cancel_requested_at = now(), stop = $2 WHERE id = $1`,
+            [id, JSON.stringify({ reason: 'cancelled', iteration: 0, reasoning: 'Cancelled before a worker started it.' })],
+          );
+          await appendEvent(tx, id, 'run.stopped', { reason: 'cancelled', iteration: 0 });
+        } else if (status === 'running') {
+          await tx.query('UPDATE matching_runs SET cancel_requested_at = coalesce(cancel_requested_at, now()) WHERE id = $1', [id]);
+        }
+        return status;
+      });
+    },
+
+    async countInFlight(orgId: string): Promise<number> {
+      const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')", [orgId]);
+      return r.rows[0]?.n ?? 0;
+    },
+
+    async queueStats(): Promise<{ depth: number; oldestAgeSeconds: number }> {
+      const r = await db.query<{ depth: number; oldest: number | null }>(
+        "SELECT count(*)::int AS depth, extract(epoch FROM now() - min(created_at))::float8 AS oldest FROM matching_runs WHERE status = 'queued'",
+      );
+      return { depth: r.rows[0]?.depth ?? 0, oldestAgeSeconds: r.rows[0]?.oldest ?? 0 };
+    },
+  };
+}
+
+/** Appends an event with the run's next sequence number; the run's version moves with it. */
+export async function appendEvent(tx: Queryable, runId: string, type: string, data: Record<string, unknown>): Promise<number> {
+  const r = await tx.query<{ seq: number }>(
+    `WITH bumped AS (UPDATE matching_runs SET event_seq = event_seq + 1, version = version + 1 WHERE id = $1 RETURNING event_seq)
+     INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM bumped RETURNING seq`,
+    [runId, type, JSON.stringify(data)],
+  );
+  return r.rows[0]?.seq ?? 0;
+}
+
+export type RunStore = ReturnType<typeof createRunStore>;

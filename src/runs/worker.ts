@@ -1,0 +1,230 @@
+// The worker: claims runs from the queue, drives the workflow under a renewed lease, and finishes
+// every run with a named outcome; on shutdown it stops claiming and hands back what it cannot finish.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import pLimit from 'p-limit';
+import type { Logger } from 'pino';
+import type { AgentCallContext, Agents } from '../agents/types.js';
+import type { CandidateStore } from '../candidates/candidate-store.js';
+import type { Database } from '../db/database.js';
+import { initialContext, type RunContext } from '../matching/context.js';
+import type { Engine } from '../matching/domain.js';
+import { CancelRequested } from '../matching/steps.js';
+import { CancelledAtBoundary, runWorkflow, WorkflowInterrupted } from '../matching/workflow.js';
+import type { Metrics } from '../metrics.js';
+import type { Search } from '../retrieval/search.js';
+import { roleSpecOf, type RoleStore } from '../roles/role-store.js';
+import type { Stop } from './run-schemas.js';
+import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
+
+export interface WorkerOptions {
+  concurrency: number;
+  pollMs: number;
+  leaseMs: number;
+  heartbeatMs: number;
+  maxAttempts: number;
+  deadlineMs: number;
+  /** Process-wide cap on concurrent scorer calls across all runs. */
+  globalScoreConcurrency: number;
+}
+
+export interface WorkerDeps {
+  db: Database;
+  logger: Logger;
+  metrics: Metrics;
+  candidateStore: CandidateStore;
+  roleStore: RoleStore;
+  search: Search;
+  agentsFor(engine: Engine): Agents;
+  /** Per-run call context for agents (budget, deadline); built when a run is claimed. */
+  callContextFor(run: ClaimedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext>;
+  /** Classifies an error that ended the workflow: a budget stop is a normal exit, not a failure. */
+  isBudgetError(err: unknown): boolean;
+  onRunQueued?(listener: () => void): () => void;
+}
+
+interface ActiveRun {
+  id: string;
+  controller: AbortController;
+  /** Why the controller was aborted: the run's outcome depends on it. */
+  abortReason: 'cancel' | 'shutdown' | 'lease_lost' | null;
+  done: Promise<void>;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const queue = createRunQueue(deps.db, { workerId, leaseMs: opts.leaseMs, maxAttempts: opts.maxAttempts });
+  const log = deps.logger.child({ workerId });
+  const active = new Map<string, ActiveRun>();
+  const globalScoreLimit = pLimit(opts.globalScoreConcurrency);
+  let stopping = false;
+  let wake: (() => void) | null = null;
+
+  const heartbeat = setInterval(() => {
+    void (async () => {
+      const owned = await queue.heartbeat([...active.keys()]);
+      for (const run of active.values()) {
+        const state = owned.get(run.id);
+        if (!state) abort(run, 'lease_lost');
+        else if (state.cancelRequested) abort(run, 'cancel');
+      }
+    })().catch((err) => log.warn({ err: describe(err) }, 'heartbeat failed'));
+  }, opts.heartbeatMs);
+  heartbeat.unref();
+
+  function abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void {
+    if (run.abortReason) return;
+    run.abortReason = reason;
+    run.controller.abort(new Error(`run ${reason}`));
+  }
+
+  async function contextFor(run: ClaimedRun): Promise<RunContext> {
+    if (run.checkpoint) {
+      // Entries are the truth for what was scored: a crash between an entry and a checkpoint loses nothing.
+      const entries = await queue.entries(run.id);
+      return {
+        ...run.checkpoint,
+        scored: entries.flatMap((e) => (e.status === 'scored' ? [{ candidateId: e.candidateId, totalScore: e.totalScore!, iteration: e.iteration }] : [])),
+        unscoredIds: entries.filter((e) => e.status === 'unscored').map((e) => e.candidateId),
+      };
+    }
+    const role = await deps.roleStore.get(run.orgId, run.roleId);
+    if (!role) throw new Error(`role ${run.roleId} of run ${run.id} is gone`);
+    return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: roleSpecOf(role), params: run.params });
+  }
+
+  async function finishWith(ctx: RunContext, status: 'succeeded' | 'failed' | 'cancelled', stop: Stop, error: { title: string; detail: string } | null, runLog: Logger) {
+    await queue.finish(ctx, status, stop, error);
+    deps.metrics.runsFinished.inc({ status, reason: stop.reason });
+    if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
+    runLog.info({ status, reason: stop.reason, iteration: stop.iteration }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
+  }
+
+  async function drive(run: ClaimedRun, active: ActiveRun): Promise<void> {
+    const runLog = log.child({ runId: run.id, orgId: run.orgId });
+    const signal = active.controller.signal;
+    let ctx = await contextFor(run);
+    if (run.firstClaim) {
+      deps.metrics.runsStarted.inc({ engine: run.engine });
+      await queue.appendEvent(run.id, 'run.started', { engine: run.engine, attempt: run.attempts });
+      await queue.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine });
+    } else {
+      await queue.appendEvent(run.id, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
+    }
+    const deadline = run.startedAt.getTime() + opts.deadlineMs;
+    const callContext = await deps.callContextFor(run, signal, deadline);
+    const iterationLog = () => runLog.child({ iteration: ctx.iteration });
+    try {
+      ctx = await runWorkflow(ctx, {
+        agents: deps.agentsFor(run.engine),
+        search: deps.search.search,
+        views: deps.candidateStore.views,
+        identities: deps.candidateStore.identities,
+        saveEntry: queue.saveEntry,
+        checkpoint: async (c, event) => {
+          if (event?.type === 'iteration.started') ctx = c;
+          return queue.checkpoint(c, event);
+        },
+        trace: (kind, data, candidateId) => queue.trace({ runId: run.id, orgId: run.orgId }, kind, data, candidateId ?? null),
+        signal,
+        callContext,
+        get logger() {
+          return iterationLog();
+        },
+        globalScoreLimit: (fn) => globalScoreLimit(fn),
+      });
+      await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog);
+    } catch (err) {
+      const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);
+      const cause = interrupted.cause;
+      const last = interrupted.context;
+      if (active.abortReason === 'lease_lost' || cause instanceof LeaseLostError) {
+        runLog.warn('lease lost; another worker owns the run now');
+        return;
+      }
+      if (active.abortReason === 'shutdown') {
+        await queue.release(run.id);
+        runLog.info('handed back on shutdown');
+        return;
+      }
+      if (active.abortReason === 'cancel' || cause instanceof CancelRequested || cause instanceof CancelledAtBoundary) {
+        await finishWith(last, 'cancelled', { reason: 'cancelled', iteration: last.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, runLog);
+        return;
+      }
+      if (deps.isBudgetError(cause)) {
+        await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, runLog);
+        return;
+      }
+      runLog.error({ err: describe(cause) }, 'run failed');
+      const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
+      if (retryable) {
+        await queue.release(run.id);
+        await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: describe(cause) });
+        return;
+      }
+      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, { title: (cause as Error).name ?? 'Error', detail: (cause as Error).message ?? String(cause) }, runLog);
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      let claimed: ClaimedRun | null = null;
+      if (active.size < opts.concurrency) {
+        try {
+          await queue.failExhausted();
+          claimed = await queue.claim();
+        } catch (err) {
+          log.warn({ err: describe(err) }, 'claim failed');
+        }
+      }
+      if (claimed) {
+        const run: ActiveRun = { id: claimed.id, controller: new AbortController(), abortReason: null, done: Promise.resolve() };
+        active.set(claimed.id, run);
+        const c = claimed;
+        run.done = drive(c, run)
+          .catch((err) => log.error({ runId: c.id, err: describe(err) }, 'run could not be finished'))
+          .finally(() => {
+            active.delete(c.id);
+            wake?.();
+          });
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, opts.pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  }
+
+  const unsubscribe = deps.onRunQueued?.(() => wake?.()) ?? (() => {});
+  const loopDone = loop();
+
+  return {
+    workerId,
+    activeRuns: () => [...active.keys()],
+    /** Stop claiming; give in-flight runs graceMs to finish, then abort and hand back the rest. */
+    async stop(graceMs: number): Promise<void> {
+      stopping = true;
+      unsubscribe();
+      wake?.();
+      await loopDone;
+      const all = Promise.all([...active.values()].map((r) => r.done));
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
+      if ((await Promise.race([all, timeout])) === 'timeout') {
+        for (const run of active.values()) abort(run, 'shutdown');
+        await all;
+      }
+      clearInterval(heartbeat);
+    },
+  };
+}
+
+export type Worker = ReturnType<typeof startWorker>;

@@ -1,0 +1,86 @@
+// One running instance of the service: database, services, HTTP app and worker, started and stopped together.
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { createAgentsFactory } from './agents/create-agents.js';
+import { buildApp } from './app.js';
+import { createEmbedder, ensureBootstrapKey, openMigratedDatabase } from './bootstrap.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { loggerOptions } from './logger.js';
+import { createSearch, ensureVectorIndex } from './retrieval/search.js';
+import { startWorker, type Worker } from './runs/worker.js';
+import { createServices, type Services } from './services.js';
+
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  services: Services;
+  app: FastifyInstance | null;
+  worker: Worker | null;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  /** Tests: start from a migrated database dump. */
+  loadDataDir?: Blob;
+  /** Where the generated first key is printed (stdout by default). */
+  print?: (line: string) => void;
+}
+
+export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = opts.logger ?? pino(loggerOptions(config.LOG_LEVEL));
+  const db = await openMigratedDatabase(config, logger, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+  try {
+    await ensureBootstrapKey(db, config, opts.print ?? ((line) => process.stdout.write(`${line}\n`)));
+    const embedder = createEmbedder(config);
+    await ensureVectorIndex(db, embedder.model, embedder.dimension);
+    const services = await createServices(config, { db, logger, embedder });
+    const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
+    const worker =
+      config.PROCESS_ROLE === 'api'
+        ? null
+        : startWorker(
+            {
+              db,
+              logger,
+              metrics: services.metrics,
+              candidateStore: services.candidateStore,
+              roleStore: services.roleStore,
+              search: createSearch({ db, embedder }),
+              ...createAgentsFactory(config, services),
+              onRunQueued: services.onRunQueued,
+            },
+            {
+              concurrency: config.WORKER_CONCURRENCY,
+              pollMs: config.WORKER_POLL_MS,
+              leaseMs: config.RUN_LEASE_MS,
+              heartbeatMs: config.RUN_HEARTBEAT_MS,
+              maxAttempts: config.RUN_MAX_ATTEMPTS,
+              deadlineMs: config.RUN_DEADLINE_MS,
+              globalScoreConcurrency: config.LLM_CONCURRENCY,
+            },
+          );
+    let closed = false;
+    return {
+      config,
+      logger,
+      db,
+      services,
+      app,
+      worker,
+      async close() {
+        if (closed) return;
+        closed = true;
+        services.lifecycle.closing = true;
+        await worker?.stop(config.SHUTDOWN_GRACE_MS);
+        await app?.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+// Composes stores and services from config and a database: plain factories, no container.
+import type { Logger } from 'pino';
+import { createApiKeyStore } from './auth/api-keys.js';
+import { createCandidateService } from './candidates/candidate-service.js';
+import { createCandidateStore } from './candidates/candidate-store.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { readMigrations } from './db/migrate.js';
+import type { Embedder } from './embeddings/embedder.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createRoleStore } from './roles/role-store.js';
+import { createRunService } from './runs/run-service.js';
+import { createRunStore } from './runs/run-store.js';
+import { createUsageStore } from './usage/usage-store.js';
+
+export interface ServiceDeps {
+  db: Database;
+  logger: Logger;
+  embedder: Embedder;
+  metrics?: Metrics;
+}
+
+export async function createServices(config: Config, deps: ServiceDeps) {
+  const { db, logger, embedder } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  const candidateStore = createCandidateStore(db);
+  const roleStore = createRoleStore(db);
+  const runStore = createRunStore(db);
+  const usage = createUsageStore(db);
+  const apiKeys = createApiKeyStore(db);
+  const lifecycle = { closing: false };
+  const queueListeners = new Set<() => void>();
+
+  return {
+    config,
+    db,
+    logger,
+    metrics,
+    embedder,
+    lifecycle,
+    apiKeys,
+    candidateStore,
+    candidates: createCandidateService({ db, store: candidateStore, embedder }),
+    roleStore,
+    runStore,
+    usage,
+    runs: createRunService({
+      db,
+      runs: runStore,
+      roles: roleStore,
+      usage,
+      engine: config.engine,
+      limits: { maxRunsInFlightPerOrg: config.MAX_RUNS_IN_FLIGHT_PER_ORG, orgDailyBudgetUsd: config.ORG_DAILY_BUDGET_USD },
+      notifyQueued: () => queueListeners.forEach((listener) => listener()),
+    }),
+    /** Local workers subscribe here to hear of new runs at once. */
+    onRunQueued(listener: () => void): () => void {
+      queueListeners.add(listener);
+      return () => queueListeners.delete(listener);
+    },
+    expectedMigrations: (await readMigrations()).length,
+    async refreshQueueGauges() {
+      const q = await runStore.queueStats();
+      metrics.queueDepth.set(q.depth);
+      metrics.oldestQueuedAge.set(q.oldestAgeSeconds);
+    },
+  };
+}
+
+export type Services = Awaited<ReturnType<typeof createServices>>;

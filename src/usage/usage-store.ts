@@ -1,0 +1,109 @@
+// The model-call ledger: every attempt is a row, and every usage figure is read back from these rows.
+import type { Queryable } from '../db/database.js';
+
+export interface LedgerRow {
+  orgId: string;
+  runId: string | null;
+  agent: string;
+  model: string;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  latencyMs: number;
+  outcome: string;
+  requestId: string | null;
+  attempt: number;
+  error?: string | undefined;
+}
+
+export type UsageGroup = 'day' | 'agent' | 'model';
+
+const GROUP_KEYS: Record<UsageGroup, string> = {
+  day: "to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
+  agent: 'agent',
+  model: 'model',
+};
+
+export function createUsageStore(db: Queryable) {
+  return {
+    /** One row, and the run's running totals move in the same statement, so a poll never disagrees with the ledger. */
+    async record(row: LedgerRow): Promise<void> {
+      await db.query(
+        `WITH call AS (
+           INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
+                                    cost_usd, latency_ms, outcome, request_id, attempt, error)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           RETURNING run_id, prompt_tokens, completion_tokens, cost_usd)
+         UPDATE matching_runs r SET llm_calls = r.llm_calls + 1, prompt_tokens = r.prompt_tokens + call.prompt_tokens,
+           completion_tokens = r.completion_tokens + call.completion_tokens, cost_usd = r.cost_usd + call.cost_usd,
+           version = r.version + 1
+         FROM call WHERE r.id = call.run_id`,
+        [
+          row.orgId,
+          row.runId,
+          row.agent,
+          row.model,
+          row.promptTokens,
+          row.cachedTokens,
+          row.completionTokens,
+          row.costUsd,
+          Math.round(row.latencyMs),
+          row.outcome,
+          row.requestId,
+          row.attempt,
+          row.error?.slice(0, 1000) ?? null,
+        ],
+      );
+    },
+
+    async runTotals(runId: string): Promise<{ calls: number; tokens: number; costUsd: number }> {
+      const r = await db.query<{ calls: number; tokens: number; cost: number }>(
+        `SELECT count(*)::int AS calls, coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint AS tokens,
+                coalesce(sum(cost_usd), 0)::numeric AS cost FROM model_calls WHERE run_id = $1`,
+        [runId],
+      );
+      const t = r.rows[0]!;
+      return { calls: t.calls, tokens: Number(t.tokens), costUsd: Number(t.cost) };
+    },
+
+    async spentTodayUsd(orgId: string): Promise<number> {
+      const r = await db.query<{ cost: number }>(
+        `SELECT coalesce(sum(cost_usd), 0)::numeric AS cost FROM model_calls
+         WHERE org_id = $1 AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+        [orgId],
+      );
+      return Number(r.rows[0]?.cost ?? 0);
+    },
+
+    async report(orgId: string, from: Date, to: Date, groupBy: UsageGroup) {
+      const r = await db.query<{ key: string; calls: number; prompt: number; completion: number; cost: number }>(
+        `SELECT ${GROUP_KEYS[groupBy]} AS key, count(*)::int AS calls, sum(prompt_tokens)::bigint AS prompt,
+                sum(completion_tokens)::bigint AS completion, sum(cost_usd)::numeric AS cost
+         FROM model_calls WHERE org_id = $1 AND created_at >= $2 AND created_at < $3
+         GROUP BY 1 ORDER BY 1`,
+        [orgId, from, to],
+      );
+      const items = r.rows.map((x) => ({
+        key: x.key,
+        llmCalls: x.calls,
+        promptTokens: Number(x.prompt),
+        completionTokens: Number(x.completion),
+        costUsd: Number(x.cost),
+      }));
+      const total = items.reduce(
+        (t, i) => ({
+          llmCalls: t.llmCalls + i.llmCalls,
+          promptTokens: t.promptTokens + i.promptTokens,
+          completionTokens: t.completionTokens + i.completionTokens,
+          costUsd: t.costUsd + i.costUsd,
+        }),
+        { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+      );
+      total.costUsd = Math.round(total.costUsd * 1e6) / 1e6;
+      return { items, total };
+    },
+  };
+}
+
+export type UsageStore = ReturnType<typeof createUsageStore>;

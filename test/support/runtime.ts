@@ -1,0 +1,61 @@
+// A whole service for a test: embedded database from the cached dump, captured logs, an API key, inject helpers.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { loggerOptions } from '../../src/logger.js';
+import { startRuntime, type Runtime } from '../../src/runtime.js';
+import { migratedDump } from './database.js';
+
+export const TEST_API_KEY = 'tm_testkey000_default-organisation-test-key';
+
+export interface TestRuntime extends Runtime {
+  apiKey: string;
+  /** Every log line the service wrote, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Raw log text, for "never appears in logs" checks. */
+  logText(): string;
+  auth(key?: string): { authorization: string };
+}
+
+export async function startTestRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
+  const config = loadConfig({
+    DATA_DIR: 'memory://',
+    LOG_LEVEL: 'debug',
+    BOOTSTRAP_API_KEY: TEST_API_KEY,
+    WORKER_POLL_MS: '50',
+    RUN_HEARTBEAT_MS: '200',
+    RUN_LEASE_MS: '2000',
+    SHUTDOWN_GRACE_MS: '2000',
+    ...env,
+  });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), sink);
+  const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {} });
+  await runtime.app?.ready();
+  return {
+    ...runtime,
+    apiKey: TEST_API_KEY,
+    get logs() {
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    logText: () => lines.join('\n'),
+    auth: (key = TEST_API_KEY) => ({ authorization: `Bearer ${key}` }),
+  };
+}
+
+/** Polls a condition without sleeping blindly: resolves as soon as it holds, fails after timeoutMs. */
+export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
