@@ -1,0 +1,219 @@
+// app.js: wires the page together: API key, role form, run view polling, recent runs and #run=<id> routing.
+import { keyStore, createRun, cancelRun, listRuns, newIdempotencyKey, RunPoller } from './api.js';
+import { renderRun, appendEvents, renderRecentRuns } from './render.js';
+import { readForm, clearFormErrors, showFormProblem } from './form.js';
+
+const $ = (id) => document.getElementById(id);
+const dom = {
+  status: $('run-status'), runId: $('run-id'), meta: $('run-meta'), progress: $('run-progress'),
+  stop: $('stop-reason'), usage: $('usage'), error: $('run-error'), cancel: $('cancel-run'),
+  shortlist: $('shortlist'), shortlistEmpty: $('shortlist-empty'),
+};
+const form = $('role-form');
+const submitBtn = $('submit-run');
+
+// ---------- API key ----------
+function showKeyStatus(message) {
+  const has = Boolean(keyStore.get());
+  $('key-status').textContent = message || (has ? 'A key is saved for this tab.' : 'No key saved yet.');
+  $('forget-key').disabled = !has;
+  $('api-key').placeholder = has ? 'Saved (hidden); paste to replace' : '';
+}
+
+// A key typed but not yet saved still counts, so "paste key, press Start run" just works.
+function ensureKey() {
+  const typed = $('api-key').value.trim();
+  if (typed) {
+    keyStore.set(typed);
+    $('api-key').value = ''; // the secret stays in session storage only, not in the DOM
+    showKeyStatus('Key saved for this tab.');
+  }
+  return Boolean(keyStore.get());
+}
+
+$('key-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (!$('api-key').value.trim()) {
+    showKeyStatus('Paste a key into the field first.');
+    $('api-key').focus();
+    return;
+  }
+  ensureKey();
+  loadRecentRuns();
+  // Resume a run that was waiting for a (valid) key, e.g. after a reload or a 401.
+  const id = runIdFromHash() || (current && current.id);
+  if (id && (!current || current.id !== id || (current.poller.stopped && !current.finished))) openRun(id);
+});
+
+$('forget-key').addEventListener('click', () => {
+  keyStore.clear();
+  $('api-key').value = '';
+  if (current && !current.poller.stopped) {
+    current.poller.stop();
+    setRunMessage('Key forgotten: updates for this run are paused until a key is saved again.');
+  }
+  $('recent-runs').replaceChildren();
+  $('more-runs').hidden = true;
+  $('runs-status').textContent = 'Save an API key to see recent runs.';
+  showKeyStatus('Key forgotten.');
+  $('api-key').focus();
+});
+
+// ---------- role form ----------
+// Reused for a retry of the identical body after a network error or 5xx, so the server can deduplicate.
+let pendingSubmit = null;
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  clearFormErrors();
+  if (!ensureKey()) {
+    showFormProblem({ kind: 'no-key', problem: { title: 'No API key', detail: 'Paste your API key above first.', errors: [] } });
+    return;
+  }
+  const body = readForm();
+  const sig = JSON.stringify(body);
+  if (!pendingSubmit || pendingSubmit.sig !== sig) pendingSubmit = { sig, key: newIdempotencyKey() };
+  submitBtn.disabled = true;
+  submitBtn.textContent = 'Starting…';
+  try {
+    const run = await createRun(body, pendingSubmit.key);
+    pendingSubmit = null;
+    openRun(run.id, run);
+    window.location.hash = `run=${encodeURIComponent(run.id)}`;
+    $('run-heading').focus();
+    loadRecentRuns();
+  } catch (err) {
+    if (!err.problem) throw err;
+    const retryable = err.kind === 'network' || err.status >= 500 || err.status === 409 || err.status === 429;
+    if (!retryable) pendingSubmit = null;
+    showFormProblem(err);
+  } finally {
+    submitBtn.disabled = false;
+    submitBtn.textContent = 'Start run';
+  }
+});
+
+// ---------- run view ----------
+let current = null; // { id, poller, finished }
+
+function setRunMessage(text, isError = false) {
+  const box = $('run-message');
+  box.textContent = text;
+  box.classList.toggle('is-error', isError);
+}
+
+function describe(err) {
+  const p = err.problem || { title: 'Unexpected error', detail: '' };
+  return p.detail ? `${p.title}: ${p.detail}` : p.title;
+}
+
+function openRun(id, initialRun) {
+  if (current) current.poller.stop();
+  $('run-empty').hidden = true;
+  $('run-body').hidden = false;
+  $('events').replaceChildren();
+  dom.shortlist.replaceChildren();
+  dom.status.textContent = '';
+  dom.runId.textContent = id;
+  setRunMessage('');
+  const me = { id, finished: false, poller: null };
+  const mine = () => current === me; // late answers for a run no longer shown are dropped
+  me.poller = new RunPoller(id, {
+    ok: () => { if (mine() && $('run-message').classList.contains('is-error')) setRunMessage(''); },
+    run: (run) => {
+      if (!mine()) return;
+      const hadFocus = document.activeElement === dom.cancel;
+      renderRun(dom, run);
+      if (hadFocus && dom.cancel.hidden) $('run-heading').focus(); // don't strand keyboard focus on a hidden button
+    },
+    events: (items) => { if (mine()) appendEvents($('events'), items); },
+    error: (err, fatal) => {
+      if (!mine()) return;
+      setRunMessage(fatal ? `${describe(err)}. Updates stopped.` : `${describe(err)}. Retrying…`, true);
+    },
+    done: () => { if (mine()) { me.finished = true; loadRecentRuns(); } },
+  });
+  current = me;
+  if (initialRun) renderRun(dom, initialRun);
+  markCurrentRun();
+  me.poller.start();
+}
+
+dom.cancel.addEventListener('click', async () => {
+  if (!current) return;
+  const { id, poller } = current;
+  dom.cancel.disabled = true;
+  try {
+    await cancelRun(id);
+    setRunMessage('Cancellation requested.');
+  } catch (err) {
+    setRunMessage(err.status === 409 ? 'The run had already finished.' : describe(err), err.status !== 409);
+  } finally {
+    dom.cancel.disabled = false;
+    poller.wake(); // fetch the new status now rather than after the current wait
+  }
+});
+
+function runIdFromHash() {
+  const m = /(?:^#|&)run=([^&]+)/.exec(window.location.hash);
+  if (!m) return null;
+  try { return decodeURIComponent(m[1]); } catch { return null; }
+}
+
+window.addEventListener('hashchange', () => {
+  const id = runIdFromHash();
+  if (id && (!current || current.id !== id)) openRun(id);
+});
+
+// ---------- recent runs ----------
+let runsCursor = null;
+
+function markCurrentRun() {
+  for (const a of document.querySelectorAll('#recent-runs a[data-run-id]')) {
+    if (current && a.dataset.runId === current.id) a.setAttribute('aria-current', 'true');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+async function loadRecentRuns(append = false) {
+  const list = $('recent-runs');
+  if (!keyStore.get()) {
+    $('runs-status').textContent = 'Save an API key to see recent runs.';
+    return;
+  }
+  list.setAttribute('aria-busy', 'true');
+  try {
+    const page = await listRuns({ limit: 10, cursor: append ? runsCursor : undefined });
+    const items = Array.isArray(page && page.items) ? page.items : [];
+    renderRecentRuns(list, items, current && current.id, append);
+    runsCursor = (page && page.nextCursor) || null;
+    $('more-runs').hidden = !runsCursor;
+    $('runs-status').textContent = list.children.length ? '' : 'No runs yet.';
+  } catch (err) {
+    $('runs-status').textContent = describe(err);
+  } finally {
+    list.removeAttribute('aria-busy');
+  }
+}
+
+$('refresh-runs').addEventListener('click', () => loadRecentRuns());
+$('more-runs').addEventListener('click', () => loadRecentRuns(true));
+$('recent-runs').addEventListener('click', (e) => {
+  const a = e.target.closest('a[data-run-id]');
+  // Re-clicking the open run restarts its polling (the hash would not change, so no hashchange fires).
+  if (a && current && a.dataset.runId === current.id) {
+    e.preventDefault();
+    openRun(current.id);
+  }
+});
+
+$('skip-link').addEventListener('click', (e) => { e.preventDefault(); $('main').focus(); });
+
+// ---------- start ----------
+showKeyStatus();
+loadRecentRuns();
+const initialId = runIdFromHash();
+if (initialId) {
+  if (keyStore.get()) openRun(initialId);
+  else $('run-empty').textContent = 'Save your API key to resume the run in the address bar.';
+}

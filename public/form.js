@@ -1,0 +1,103 @@
+// form.js: reads the role form into a request body and shows problem documents next to it, linked to fields.
+import { el, problemNodes } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const form = $('role-form');
+const formErrors = $('form-errors');
+
+const FIELD_IDS = {
+  title: 'role-title', description: 'role-description', mustHaveSkills: 'must-have', niceToHaveSkills: 'nice-to-have',
+  seniority: 'seniority', location: 'location', remote: 'remote', minYearsExperience: 'min-years',
+  maxIterations: 'max-iterations', scoreThreshold: 'score-threshold', targetStrong: 'target-strong',
+};
+
+// "role.mustHaveSkills.0", "/role/title", "body.maxIterations" → the input that holds that value.
+function fieldIdFor(path) {
+  const segs = String(path || '').split(/[./[\]#]+/).filter(Boolean);
+  if (segs[0] === 'body') segs.shift();
+  if (segs[0] === 'role') segs.shift();
+  return segs.length ? FIELD_IDS[segs[0]] || null : null;
+}
+
+// Comma-separated text → trimmed, de-duplicated (case-insensitively) list.
+function splitSkills(text) {
+  const seen = new Set();
+  return text.split(',').map((s) => s.trim()).filter((s) => {
+    const k = s.toLowerCase();
+    if (!s || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function numberOf(id) {
+  const v = $(id).value.trim();
+  return v === '' ? undefined : Number(v);
+}
+
+export function readForm() {
+  const role = { title: $('role-title').value.trim(), description: $('role-description').value.trim() };
+  const must = splitSkills($('must-have').value);
+  const nice = splitSkills($('nice-to-have').value);
+  if (must.length) role.mustHaveSkills = must;
+  if (nice.length) role.niceToHaveSkills = nice;
+  if ($('seniority').value) role.seniority = $('seniority').value;
+  if ($('location').value.trim()) role.location = $('location').value.trim();
+  role.remote = $('remote').checked;
+  const minYears = numberOf('min-years');
+  if (minYears !== undefined) role.minYearsExperience = minYears;
+  const body = { role };
+  for (const [key, id, fallback] of [['maxIterations', 'max-iterations', 3], ['scoreThreshold', 'score-threshold', 70], ['targetStrong', 'target-strong', 5]]) {
+    const n = numberOf(id);
+    body[key] = n === undefined ? fallback : n;
+  }
+  return body;
+}
+
+export function clearFormErrors() {
+  formErrors.hidden = true;
+  formErrors.replaceChildren();
+  for (const p of form.querySelectorAll('.field-error')) p.remove();
+  for (const input of form.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid');
+    const orig = input.dataset.describedby;
+    if (orig) input.setAttribute('aria-describedby', orig); else input.removeAttribute('aria-describedby');
+  }
+}
+
+function markField(id, messages) {
+  const input = $(id);
+  const msgId = `${id}-error`;
+  input.setAttribute('aria-invalid', 'true');
+  if (!('describedby' in input.dataset)) input.dataset.describedby = input.getAttribute('aria-describedby') || '';
+  input.setAttribute('aria-describedby', `${input.dataset.describedby} ${msgId}`.trim());
+  const p = el('p', { class: 'field-error', id: msgId }, messages.join(' '));
+  // Checkbox errors go after the label; others sit right above their input, where sighted users look.
+  if (input.type === 'checkbox') input.parentElement.append(p); else input.before(p);
+}
+
+export function showFormProblem(err) {
+  const problem = err.problem;
+  const byField = new Map();
+  for (const e of problem.errors) {
+    const id = fieldIdFor(e.path);
+    if (id) byField.set(id, [...(byField.get(id) || []), e.message || 'is not valid']);
+  }
+  for (const [id, msgs] of byField) markField(id, msgs);
+  const linkFor = (e) => {
+    const id = fieldIdFor(e.path);
+    if (!id) return null;
+    const label = form.querySelector(`label[for="${id}"]`);
+    const a = el('a', { href: `#${id}` }, `${label ? label.firstChild.textContent.trim() : e.path}: ${e.message || 'is not valid'}`);
+    // Focus the field instead of navigating, which would replace the #run=… hash.
+    a.addEventListener('click', (ev) => { ev.preventDefault(); $(id).focus(); });
+    return a;
+  };
+  const hint = err.kind === 'network' || err.status >= 500 || err.status === 409
+    ? el('p', {}, 'Press “Start run” again to retry: the same request reuses its idempotency key, so it cannot start a second run.')
+    : null;
+  formErrors.replaceChildren(el('h3', {}, 'The run was not started'), ...problemNodes(problem, linkFor), hint || '');
+  formErrors.hidden = false;
+  formErrors.focus();
+}
+
