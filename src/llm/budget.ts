@@ -1,0 +1,120 @@
+// A run's allowance of model work (tokens, cost, calls, time), reserved before each call and settled after it.
+import { BudgetExceededError } from './errors.js';
+import { costUsd, type ChatModelSpec } from './model-registry.js';
+
+/*
+ * Overshoot bound. reserve() admits a call only if spent + reserved + worstCase fits every limit, and the
+ * worst case stays reserved while the call is in flight, so concurrent calls cannot jointly pass a limit.
+ * After settle() the only way past a limit is a call whose actual usage exceeded its reservation:
+ *   overshoot(tokens) = sum over settled calls of max(0, actualTokens - reservedTokens)
+ * and likewise for cost at the model's prices. That is zero when, for every call, the provider's prompt
+ * tokens are <= ceil(requestChars / 3) (true for English/JSON; CJK text, emoji and long digit runs can
+ * exceed it) and its completion tokens are <= max_tokens (OpenAI enforces it; some local servers do not).
+ * Calls are bounded exactly: maxCalls is never exceeded. Not counted at all: attempts that timed out on our
+ * side but that the provider may still bill (their usage is unknown to us and recorded as 0).
+ */
+
+export interface Spend {
+  tokens: number;
+  costUsd: number;
+  calls: number;
+}
+
+export interface BudgetLimits {
+  maxTokens?: number;
+  maxCostUsd?: number;
+  maxCalls?: number;
+  /** Epoch ms after which no call is admitted. */
+  deadline?: number;
+  /** Already spent, e.g. by earlier iterations of a resumed run. */
+  spent?: Spend;
+  now?: () => number;
+}
+
+export interface Reservation {
+  readonly id: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
+/** The conservative prompt size we reserve for: one token per 3 characters, rounded up. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 3);
+}
+
+/** A call's worst case: estimated prompt (all uncached) plus the full completion allowance, at the model's prices. */
+export function worstCase(model: ChatModelSpec, promptText: string, maxTokens: number): { tokens: number; costUsd: number } {
+  const promptTokens = estimateTokens(promptText);
+  return { tokens: promptTokens + maxTokens, costUsd: costUsd(model, { promptTokens, completionTokens: maxTokens }) };
+}
+
+// Costs are sums of rounded floats; a limit is treated as met within a billionth of a dollar.
+const COST_EPSILON = 1e-9;
+
+export function createBudget(limits: BudgetLimits) {
+  const maxTokens = limits.maxTokens ?? Infinity;
+  const maxCostUsd = limits.maxCostUsd ?? Infinity;
+  const maxCalls = limits.maxCalls ?? Infinity;
+  const deadline = limits.deadline ?? Infinity;
+  const now = limits.now ?? Date.now;
+  const spent: Spend = { tokens: 0, costUsd: 0, calls: 0, ...limits.spent };
+  const reserved: Spend = { tokens: 0, costUsd: 0, calls: 0 };
+  const open = new Map<number, Reservation>();
+  let nextId = 1;
+
+  function take(reservation: Reservation): void {
+    if (!open.delete(reservation.id)) throw new Error(`reservation ${reservation.id} is not open (settled or released twice?)`);
+    reserved.tokens -= reservation.tokens;
+    reserved.costUsd -= reservation.costUsd;
+    reserved.calls -= 1;
+  }
+
+  function remaining() {
+    return {
+      tokens: maxTokens - spent.tokens - reserved.tokens,
+      costUsd: maxCostUsd - spent.costUsd - reserved.costUsd,
+      calls: maxCalls - spent.calls - reserved.calls,
+      ms: deadline - now(),
+    };
+  }
+
+  return {
+    deadline: limits.deadline,
+    /** Holds a call's worst case, or throws BudgetExceededError: the call must then not be sent. */
+    reserve(worst: { tokens: number; costUsd: number }): Reservation {
+      const left = remaining();
+      if (left.ms <= 0) throw new BudgetExceededError('deadline', 0, left.ms);
+      if (left.calls < 1) throw new BudgetExceededError('calls', 1, left.calls);
+      if (worst.tokens > left.tokens) throw new BudgetExceededError('tokens', worst.tokens, left.tokens);
+      if (worst.costUsd > left.costUsd + COST_EPSILON) throw new BudgetExceededError('cost', worst.costUsd, left.costUsd);
+      const reservation = Object.freeze({ id: nextId++, tokens: worst.tokens, costUsd: worst.costUsd });
+      open.set(reservation.id, reservation);
+      reserved.tokens += reservation.tokens;
+      reserved.costUsd += reservation.costUsd;
+      reserved.calls += 1;
+      return reservation;
+    },
+    /** The call was sent: charge what it actually used (it counts as one call even if every attempt failed). */
+    settle(reservation: Reservation, actual: { tokens: number; costUsd: number }): void {
+      take(reservation);
+      spent.tokens += actual.tokens;
+      spent.costUsd += actual.costUsd;
+      spent.calls += 1;
+    },
+    /** The call was never sent: give the reservation back. */
+    release(reservation: Reservation): void {
+      take(reservation);
+    },
+    snapshot() {
+      return {
+        limits: { maxTokens, maxCostUsd, maxCalls, deadline },
+        spent: { ...spent },
+        reserved: { ...reserved },
+        openReservations: open.size,
+      };
+    },
+    remaining,
+  };
+}
+
+export type Budget = ReturnType<typeof createBudget>;

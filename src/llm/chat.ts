@@ -1,0 +1,229 @@
+// The one place a chat completion is sent: model resolved per call, budget reserved, retried, one ledger row per attempt.
+import type OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { LimitFunction } from 'p-limit';
+import { pino, type Logger } from 'pino';
+import { estimateTokens, worstCase, type Budget, type Reservation } from './budget.js';
+import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from './errors.js';
+import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
+import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
+import { classifyFailure, withRetry, type FailureClass } from './retry.js';
+import type { AgentName, LlmSettings } from './settings.js';
+
+export type ResponseFormat = NonNullable<ChatCompletionCreateParamsNonStreaming['response_format']>;
+export type LlmLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+/** How the caller judges an answer; it decides the attempt's ledger outcome. */
+export type Judgement = { outcome: 'ok' } | { outcome: 'invalid_output' | 'refused' | 'truncated'; issues: string[] };
+
+export interface ChatRequest {
+  agent: AgentName;
+  orgId: string;
+  runId: string | null;
+  messages: ChatCompletionMessageParam[];
+  responseFormat?: ResponseFormat;
+  tools?: ChatCompletionTool[];
+  /** Completion allowance (max_tokens); clamped to the model's maxOutputTokens. */
+  maxTokens: number;
+  budget?: Budget;
+  signal?: AbortSignal;
+  /** Epoch ms; the earlier of this and the budget's deadline bounds waits and request timeouts. */
+  deadline?: number;
+  judge?: (choice: ChatCompletion.Choice) => Judgement;
+}
+
+export interface CallUsage {
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
+export interface ChatResult {
+  message: ChatCompletionMessage;
+  finishReason: ChatCompletion.Choice['finish_reason'];
+  judgement: Judgement;
+  usage: CallUsage;
+  model: string;
+  requestId: string | null;
+  attempts: number;
+}
+
+export interface ChatCallerDeps {
+  client: OpenAI;
+  registry: ModelRegistry;
+  /** A function is read on every call, so a settings change reaches the next call without a restart. */
+  settings: LlmSettings | (() => LlmSettings);
+  ledger: LedgerSink;
+  logger?: LlmLogger;
+  /** Process-wide cap on in-flight model requests (a p-limit instance); backoff waits do not hold a slot. */
+  limiter?: LimitFunction;
+  now?: () => number;
+}
+
+/** Sent with every request so proxies, provider logs and the fake server can tell agents apart. */
+export const AGENT_HEADER = 'x-talent-matcher-agent';
+
+export function defaultJudge(choice: ChatCompletion.Choice): Judgement {
+  if (choice.message.refusal) return { outcome: 'refused', issues: [`refused: ${choice.message.refusal}`] };
+  if (choice.finish_reason === 'length') return { outcome: 'truncated', issues: ['the answer was cut off at the token limit'] };
+  return { outcome: 'ok' };
+}
+
+function failureOutcome(failure: FailureClass): LedgerOutcome {
+  if (failure.kind === 'rate_limited' || failure.kind === 'quota') return 'rate_limited';
+  if (failure.kind === 'timeout') return 'timeout';
+  return 'error';
+}
+
+/** Marks an error this module already wrote a ledger row for. */
+class RecordedFailure extends Error {}
+
+export function createChatCaller(deps: ChatCallerDeps) {
+  const logger = deps.logger ?? pino({ enabled: false });
+  const now = deps.now ?? Date.now;
+  const limit: <T>(fn: () => Promise<T>) => Promise<T> = deps.limiter ? (fn) => deps.limiter!(fn) : (fn) => fn();
+  const currentSettings = (): LlmSettings => (typeof deps.settings === 'function' ? deps.settings() : deps.settings);
+
+  async function record(entry: LedgerEntry): Promise<void> {
+    try {
+      await deps.ledger.record(entry);
+    } catch (err) {
+      // A ledger outage must not throw away an answer that was already paid for; the gap is logged loudly.
+      logger.error({ err, entry }, 'ledger write failed');
+    }
+  }
+
+  function modelFor(agent: AgentName): ChatModelSpec {
+    const id = currentSettings().agents[agent].model;
+    const model = deps.registry.chat(id);
+    if (!model) throw new UnknownModelError([{ agent, model: id, reason: 'unknown' }], deps.registry.models.map((m) => m.id));
+    return model;
+  }
+
+  async function call(req: ChatRequest): Promise<ChatResult> {
+    const settings = currentSettings();
+    const model = modelFor(req.agent);
+    const maxTokens = Math.min(req.maxTokens, model.maxOutputTokens);
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: model.id,
+      messages: req.messages,
+      temperature: settings.agents[req.agent].temperature,
+      // max_tokens rather than max_completion_tokens: every OpenAI-compatible server (Ollama, vLLM, llama.cpp) reads it.
+      max_tokens: maxTokens,
+      ...(req.tools && req.tools.length > 0 ? { tools: req.tools } : {}),
+      ...(req.responseFormat ? { response_format: req.responseFormat } : {}),
+    };
+    const base = { orgId: req.orgId, runId: req.runId, agent: req.agent, model: model.id };
+    const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
+    const promptText = JSON.stringify({ messages: body.messages, tools: body.tools, response_format: body.response_format });
+    const deadlines = [req.deadline, req.budget?.deadline].filter((d): d is number => d !== undefined);
+    const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
+
+    let reservation: Reservation | null = null;
+    if (req.budget) {
+      try {
+        reservation = req.budget.reserve(worstCase(model, promptText, maxTokens));
+      } catch (err) {
+        if (err instanceof BudgetExceededError) {
+          await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message });
+        }
+        throw err;
+      }
+    }
+
+    let attempts = 0;
+    const spent = { tokens: 0, costUsd: 0 };
+    try {
+      const answer = await withRetry(
+        async (attempt) => {
+          attempts = attempt;
+          return limit(async () => {
+            const started = now();
+            const timeout = deadline === undefined ? settings.timeoutMs : Math.max(1, Math.min(settings.timeoutMs, Math.floor(deadline - started)));
+            let requestId: string | null = null;
+            try {
+              const { data, request_id } = await deps.client.chat.completions
+                .create(body, { signal: req.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
+                .withResponse();
+              requestId = request_id;
+              const latencyMs = now() - started;
+              const choice = data.choices[0];
+              const content = choice?.message.content ?? '';
+              const usage = {
+                // Some local servers omit usage; then the prompt is charged at our estimate and the answer by its length.
+                promptTokens: data.usage?.prompt_tokens ?? estimateTokens(promptText),
+                cachedTokens: data.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+                completionTokens: data.usage?.completion_tokens ?? estimateTokens(content),
+              };
+              const cost = costUsd(model, usage);
+              spent.tokens += usage.promptTokens + usage.completionTokens;
+              spent.costUsd += cost;
+              const row = { ...base, ...usage, costUsd: cost, latencyMs, requestId, attempt };
+              if (!choice) {
+                await record({ ...row, outcome: 'error', error: 'answer had no choices' });
+                throw new RecordedFailure('answer had no choices');
+              }
+              const judgement = (req.judge ?? defaultJudge)(choice);
+              await record({ ...row, outcome: judgement.outcome, ...(judgement.outcome === 'ok' ? {} : { error: judgement.issues.join('; ').slice(0, 1000) }) });
+              return { choice, judgement, usage: { ...usage, costUsd: cost }, requestId };
+            } catch (err) {
+              if (err instanceof RecordedFailure) throw err;
+              const failure = classifyFailure(err);
+              const errorRequestId = (err as { requestID?: string | null }).requestID ?? requestId;
+              await record({
+                ...base,
+                ...zero,
+                latencyMs: now() - started,
+                outcome: failureOutcome(failure),
+                requestId: errorRequestId,
+                attempt,
+                error: err instanceof Error ? err.message.slice(0, 1000) : String(err),
+              });
+              throw err;
+            }
+          });
+        },
+        {
+          maxRetries: settings.maxRetries,
+          baseMs: settings.retryBaseMs,
+          maxMs: settings.retryMaxMs,
+          deadline,
+          signal: req.signal,
+          onAttempt: (r) => {
+            if (r.error === null) return;
+            logger.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');
+          },
+        },
+      );
+      if (reservation) req.budget?.settle(reservation, spent);
+      return {
+        message: answer.choice.message,
+        finishReason: answer.choice.finish_reason,
+        judgement: answer.judgement,
+        usage: answer.usage,
+        model: model.id,
+        requestId: answer.requestId,
+        attempts,
+      };
+    } catch (err) {
+      if (reservation) {
+        if (attempts === 0) req.budget?.release(reservation);
+        else req.budget?.settle(reservation, spent);
+      }
+      if (err instanceof DeadlineExceededError) throw err;
+      const failure = classifyFailure(err);
+      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: err });
+    }
+  }
+
+  return { call, modelFor, settings: currentSettings };
+}
+
+export type ChatCaller = ReturnType<typeof createChatCaller>;

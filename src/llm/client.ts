@@ -1,0 +1,25 @@
+// The one configured OpenAI-compatible client: base URL, key and timeout from settings; the SDK never retries.
+import OpenAI from 'openai';
+import type { LlmSettings } from './settings.js';
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+export function createLlmClient(settings: Pick<LlmSettings, 'baseUrl' | 'apiKey' | 'timeoutMs'>): OpenAI {
+  return new OpenAI({
+    // Local OpenAI-compatible servers ignore the key, but the SDK refuses to start without one.
+    apiKey: settings.apiKey ?? 'no-key-required',
+    // Every option the SDK would otherwise read from process.env is given explicitly: config is read in one place.
+    baseURL: settings.baseUrl ?? OPENAI_BASE_URL,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    adminAPIKey: null,
+    logLevel: 'warn',
+    timeout: settings.timeoutMs,
+    // Retries live in exactly one layer (retry.ts). SDK retries under ours would multiply attempts
+    // (4 x 3 = 12 requests), hide attempts from the ledger and ignore our deadline.
+    maxRetries: 0,
+  });
+}
+
+export type LlmClient = OpenAI;

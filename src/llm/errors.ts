@@ -1,0 +1,133 @@
+// Named errors of the model layer: each carries a stable code and the HTTP status the error handler maps it to.
+import type { z } from 'zod';
+
+/** What a failure means to an API client; the single error handler maps these to problem+json. */
+export abstract class LlmError extends Error {
+  abstract readonly code: string;
+  abstract readonly httpStatus: number;
+}
+
+/** The provider failed (or never answered) after our retries; `status` is the provider's HTTP status, if any. */
+export class ModelCallError extends LlmError {
+  readonly code = 'model_call_failed';
+  readonly httpStatus = 502;
+  readonly agent: string;
+  readonly model: string;
+  readonly status: number | null;
+  readonly retryable: boolean;
+  readonly attempts: number;
+
+  constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown }) {
+    const reason = args.cause instanceof Error ? args.cause.message : String(args.cause);
+    super(`model call failed for agent ${args.agent} (model ${args.model}, status ${args.status ?? 'none'}, ${args.attempts} attempt(s)): ${reason}`, { cause: args.cause });
+    this.name = 'ModelCallError';
+    this.agent = args.agent;
+    this.model = args.model;
+    this.status = args.status;
+    this.retryable = args.retryable;
+    this.attempts = args.attempts;
+  }
+}
+
+/** The model never produced a valid structured answer within the re-ask bound. No value is invented. */
+export class StructuredOutputError extends LlmError {
+  readonly code = 'structured_output_invalid';
+  readonly httpStatus = 502;
+  readonly agent: string;
+  readonly model: string;
+  /** The last raw answer (content, or the refusal text), kept for the audit trail. */
+  readonly raw: string | null;
+  readonly issues: string[];
+  readonly attempts: number;
+
+  constructor(args: { agent: string; model: string; raw: string | null; issues: string[]; attempts: number }) {
+    super(`agent ${args.agent} (model ${args.model}) gave no valid answer in ${args.attempts} attempt(s): ${args.issues.slice(0, 5).join('; ')}`);
+    this.name = 'StructuredOutputError';
+    this.agent = args.agent;
+    this.model = args.model;
+    this.raw = args.raw;
+    this.issues = args.issues;
+    this.attempts = args.attempts;
+  }
+}
+
+export const BUDGET_LIMITS = ['tokens', 'cost', 'calls', 'deadline'] as const;
+export type BudgetLimit = (typeof BUDGET_LIMITS)[number];
+
+/** A call was refused before it was sent because its worst case does not fit in what is left. */
+export class BudgetExceededError extends LlmError {
+  readonly code = 'budget_exceeded';
+  // 402: the request is well formed but the run has no allowance left to pay for more model work.
+  readonly httpStatus = 402;
+  readonly limit: BudgetLimit;
+  readonly requested: number;
+  readonly remaining: number;
+
+  constructor(limit: BudgetLimit, requested: number, remaining: number) {
+    super(`budget exceeded (${limit}): needs ${requested}, ${remaining} left`);
+    this.name = 'BudgetExceededError';
+    this.limit = limit;
+    this.requested = requested;
+    this.remaining = remaining;
+  }
+}
+
+export const TOOL_LOOP_LIMITS = ['iterations', 'tokens'] as const;
+export type ToolLoopLimit = (typeof TOOL_LOOP_LIMITS)[number];
+
+/** The multi-turn tool loop hit its iteration or cumulative token cap. */
+export class ToolLoopError extends LlmError {
+  readonly code = 'tool_loop_limit';
+  readonly httpStatus = 502;
+  readonly agent: string;
+  readonly limit: ToolLoopLimit;
+  readonly cap: number;
+  readonly used: number;
+
+  constructor(args: { agent: string; limit: ToolLoopLimit; cap: number; used: number }) {
+    super(`agent ${args.agent} tool loop stopped: ${args.limit} cap ${args.cap} reached (used ${args.used})`);
+    this.name = 'ToolLoopError';
+    this.agent = args.agent;
+    this.limit = args.limit;
+    this.cap = args.cap;
+    this.used = args.used;
+  }
+}
+
+/** Waiting (or calling) any longer would pass the deadline, so we stopped instead. */
+export class DeadlineExceededError extends LlmError {
+  readonly code = 'deadline_exceeded';
+  readonly httpStatus = 504;
+  readonly deadline: number;
+
+  constructor(deadline: number, detail: string, cause?: unknown) {
+    super(`deadline ${new Date(deadline).toISOString()} would be exceeded: ${detail}`, cause === undefined ? undefined : { cause });
+    this.name = 'DeadlineExceededError';
+    this.deadline = deadline;
+  }
+}
+
+/** An agent is configured with a model the pinned registry does not know (or of the wrong kind). Boot fails on it. */
+export class UnknownModelError extends LlmError {
+  readonly code = 'unknown_model';
+  readonly httpStatus = 500;
+  readonly problems: Array<{ agent: string; model: string }>;
+
+  constructor(problems: Array<{ agent: string; model: string; reason: string }>, known: string[]) {
+    const lines = problems.map((p) => `agent "${p.agent}" uses ${p.reason} model "${p.model}"`);
+    super(`${lines.join('; ')}; pinned models: ${known.join(', ')} (see config/models.json)`);
+    this.name = 'UnknownModelError';
+    this.problems = problems.map(({ agent, model }) => ({ agent, model }));
+  }
+}
+
+/** Turns zod issues into short sentences a model (or a log reader) can act on. */
+export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const at = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return `missing required key "${at}"`;
+    if (issue.code === 'unrecognized_keys') return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')} at ${at}`;
+    if (issue.code === 'invalid_value') return `"${at}" must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    return `"${at}": ${issue.message}`;
+  });
+}

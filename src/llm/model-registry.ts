@@ -1,0 +1,118 @@
+// The pinned model registry (config/models.json): which models agents may use, their limits and their prices.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { UnknownModelError } from './errors.js';
+import { AGENT_NAMES, type LlmSettings } from './settings.js';
+
+const pricing = z.strictObject({
+  inputPerMTok: z.number().min(0),
+  cachedInputPerMTok: z.number().min(0),
+  outputPerMTok: z.number().min(0),
+});
+
+const common = {
+  id: z.string().min(1),
+  provider: z.string().min(1),
+  contextWindow: z.number().int().positive(),
+  pricing,
+};
+
+const chatModel = z.strictObject({
+  ...common,
+  kind: z.literal('chat'),
+  maxOutputTokens: z.number().int().positive(),
+  supportsStrictJsonSchema: z.boolean(),
+});
+
+const embeddingModel = z.strictObject({
+  ...common,
+  kind: z.literal('embedding'),
+  dimension: z.number().int().positive(),
+});
+
+const modelSpec = z.discriminatedUnion('kind', [chatModel, embeddingModel]);
+
+export const modelsFileSchema = z.object({
+  models: z
+    .array(modelSpec)
+    .min(1)
+    .refine((models) => new Set(models.map((m) => m.id)).size === models.length, 'model ids must be unique'),
+});
+
+export type ChatModelSpec = z.output<typeof chatModel>;
+export type EmbeddingModelSpec = z.output<typeof embeddingModel>;
+export type ModelSpec = z.output<typeof modelSpec>;
+
+export interface TokenUsage {
+  promptTokens: number;
+  /** The part of promptTokens served from the provider's prompt cache (billed at the cached price). */
+  cachedTokens?: number;
+  completionTokens: number;
+}
+
+export function createModelRegistry(models: readonly ModelSpec[]) {
+  const byId = new Map(models.map((m) => [m.id, Object.freeze({ ...m })] as const));
+  return Object.freeze({
+    models: Object.freeze([...byId.values()]),
+    get(id: string): ModelSpec | undefined {
+      return byId.get(id);
+    },
+    chat(id: string): ChatModelSpec | undefined {
+      const m = byId.get(id);
+      return m?.kind === 'chat' ? m : undefined;
+    },
+    embedding(id: string): EmbeddingModelSpec | undefined {
+      const m = byId.get(id);
+      return m?.kind === 'embedding' ? m : undefined;
+    },
+  });
+}
+
+export type ModelRegistry = ReturnType<typeof createModelRegistry>;
+
+/** config/models.json resolved from this module, so it works from src/llm (tsx) and dist/llm (build) alike. */
+export function defaultModelsPath(): string {
+  for (const rel of ['../../config/models.json', '../../../config/models.json']) {
+    const candidate = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(candidate)) return candidate;
+  }
+  return fileURLToPath(new URL('../../config/models.json', import.meta.url));
+}
+
+export function loadModelRegistry(path: string = defaultModelsPath()): ModelRegistry {
+  const text = readFileSync(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`model registry ${path} is not valid JSON`, { cause: err });
+  }
+  const parsed = modelsFileSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`model registry ${path} is invalid:\n${z.prettifyError(parsed.error)}`);
+  return createModelRegistry(parsed.data.models);
+}
+
+/** Boot check: every agent's model is a pinned chat model and the embedding model a pinned embedding model. */
+export function assertAgentModels(registry: ModelRegistry, settings: Pick<LlmSettings, 'agents' | 'embeddingModel'>): void {
+  const problems: Array<{ agent: string; model: string; reason: string }> = [];
+  for (const agent of AGENT_NAMES) {
+    const id = settings.agents[agent].model;
+    const found = registry.get(id);
+    if (!found) problems.push({ agent, model: id, reason: 'unknown' });
+    else if (found.kind !== 'chat') problems.push({ agent, model: id, reason: 'non-chat' });
+  }
+  const embed = registry.get(settings.embeddingModel);
+  if (!embed) problems.push({ agent: 'embeddings', model: settings.embeddingModel, reason: 'unknown' });
+  else if (embed.kind !== 'embedding') problems.push({ agent: 'embeddings', model: settings.embeddingModel, reason: 'non-embedding' });
+  if (problems.length > 0) throw new UnknownModelError(problems, registry.models.map((m) => m.id));
+}
+
+/** USD for one call: uncached prompt, cached prompt and completion tokens, each at its own per-million price. */
+export function costUsd(model: ModelSpec, usage: TokenUsage): number {
+  const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
+  const p = model.pricing;
+  const micro = (usage.promptTokens - cached) * p.inputPerMTok + cached * p.cachedInputPerMTok + usage.completionTokens * p.outputPerMTok;
+  // Rounded to 1e-10 USD so sums of many small calls stay free of float noise in the ledger.
+  return Math.round((micro / 1_000_000) * 1e10) / 1e10;
+}

@@ -1,0 +1,137 @@
+// Our single retry layer: exponential backoff with full jitter, Retry-After honoured, never past the deadline.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { DeadlineExceededError } from './errors.js';
+
+export const FAILURE_KINDS = ['rate_limited', 'quota', 'server', 'connection', 'timeout', 'client', 'aborted', 'other'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+export interface FailureClass {
+  kind: FailureKind;
+  retryable: boolean;
+  /** The provider's HTTP status, when there was an answer at all. */
+  status: number | null;
+  /** The pause the provider asked for (Retry-After / retry-after-ms), if it asked. */
+  retryAfterMs: number | null;
+}
+
+export interface AttemptReport {
+  attempt: number;
+  error: unknown;
+  failure: FailureClass | null;
+  willRetry: boolean;
+  delayMs: number | null;
+}
+
+export interface RetryPolicy {
+  /** Retries after the first attempt: maxRetries 2 means at most 3 attempts. */
+  maxRetries: number;
+  baseMs: number;
+  maxMs: number;
+  /** Epoch ms. No wait ends after it; no attempt starts after it. */
+  deadline?: number;
+  signal?: AbortSignal;
+  onAttempt?: (report: AttemptReport) => void;
+  classify?: (err: unknown) => FailureClass;
+  random?: () => number;
+  now?: () => number;
+}
+
+/** Reads `retry-after-ms` (OpenAI's, in ms) or `retry-after` (seconds or an HTTP date). */
+export function retryAfterMs(headers: Headers | undefined | null, now: number = Date.now()): number | null {
+  if (!headers) return null;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return null;
+  if (Number.isFinite(Number(value))) return Math.max(0, Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+export function classifyFailure(err: unknown): FailureClass {
+  const fail = (kind: FailureKind, retryable: boolean, status: number | null = null, after: number | null = null): FailureClass => ({
+    kind,
+    retryable,
+    status,
+    retryAfterMs: after,
+  });
+  // Order matters: the abort and timeout errors are subclasses of the connection error, which is an APIError.
+  if (err instanceof APIUserAbortError) return fail('aborted', false);
+  if (err instanceof APIConnectionTimeoutError) return fail('timeout', true);
+  if (err instanceof APIConnectionError) return fail('connection', true);
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const after = retryAfterMs(err.headers);
+    if (status === 429) {
+      // An empty account will not refill while we back off: retrying only burns the run's time.
+      const quota = err.code === 'insufficient_quota' || err.type === 'insufficient_quota';
+      return quota ? fail('quota', false, status) : fail('rate_limited', true, status, after);
+    }
+    if (status === 408) return fail('timeout', true, status, after);
+    if (status >= 500) return fail('server', true, status, after);
+    return fail('client', false, status);
+  }
+  return fail('other', false);
+}
+
+/** Full jitter: uniform in [0, min(maxMs, baseMs * 2^(attempt-1))], so synchronized clients spread out. */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs fn until it succeeds, a failure is not retryable, retries are used up, or the next wait would pass
+ * the deadline (DeadlineExceededError, with the last failure as cause). Other failures are rethrown as they are.
+ */
+export async function withRetry<T>(fn: (attempt: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+  const classify = policy.classify ?? classifyFailure;
+  const now = policy.now ?? Date.now;
+  let lastError: unknown;
+  for (let attempt = 1; ; attempt++) {
+    if (policy.signal?.aborted) throw policy.signal.reason;
+    if (policy.deadline !== undefined && now() >= policy.deadline) {
+      throw new DeadlineExceededError(policy.deadline, `no time left for attempt ${attempt}`, lastError);
+    }
+    try {
+      const value = await fn(attempt);
+      policy.onAttempt?.({ attempt, error: null, failure: null, willRetry: false, delayMs: null });
+      return value;
+    } catch (err) {
+      lastError = err;
+      const failure = classify(err);
+      let delayMs: number | null = null;
+      let giveUp: unknown = err;
+      if (failure.retryable && attempt <= policy.maxRetries) {
+        delayMs = failure.retryAfterMs ?? backoffDelay(attempt, policy.baseMs, policy.maxMs, policy.random);
+        if (failure.retryAfterMs !== null && failure.retryAfterMs > policy.maxMs) {
+          // The provider asks for a longer pause than we ever take: retrying sooner is certain to fail,
+          // and a worker parked for minutes holds a run's lease, so give up with the provider's error.
+          delayMs = null;
+        } else if (policy.deadline !== undefined && now() + delayMs >= policy.deadline) {
+          giveUp = new DeadlineExceededError(policy.deadline, `retry ${attempt} would wait ${delayMs} ms`, err);
+          delayMs = null;
+        }
+      }
+      const willRetry = delayMs !== null;
+      policy.onAttempt?.({ attempt, error: err, failure, willRetry, delayMs });
+      if (delayMs === null) throw giveUp;
+      await sleep(delayMs, policy.signal);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+// The multi-turn tool loop: model turn, validated tool calls, results fed back; iteration, token and attempt caps in code.
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions';
+import { pino } from 'pino';
+import type { z } from 'zod';
+import { estimateTokens, type Budget } from './budget.js';
+import { defaultJudge, type CallUsage, type ChatCaller, type ChatResult, type LlmLogger } from './chat.js';
+import { StructuredOutputError, ToolLoopError } from './errors.js';
+import type { AgentName } from './settings.js';
+import { addUsage, interpretAnswer, judgementOf, NO_USAGE, reaskMessages, responseFormatFor, type Interpretation } from './structured.js';
+import { ToolFailure, validateToolArguments, type ToolRegistry } from './tools.js';
+
+export interface RunToolsOptions<T> {
+  caller: ChatCaller;
+  agent: AgentName;
+  orgId: string;
+  runId: string | null;
+  registry: ToolRegistry;
+  /** The opening messages (system + fenced user prompt). They are copied, never mutated. */
+  messages: ChatCompletionMessageParam[];
+  /** Model turns, re-asks included. */
+  maxIterations: number;
+  /** Cumulative prompt + completion tokens over all turns. */
+  maxTokens: number;
+  /** Completion allowance of one turn. */
+  maxTokensPerTurn: number;
+  finalSchema?: z.ZodType<T>;
+  schemaName?: string;
+  budget?: Budget;
+  signal?: AbortSignal;
+  deadline?: number;
+  logger?: LlmLogger;
+  now?: () => number;
+}
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  ok: boolean;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface RunToolsResult<T> {
+  content: string | null;
+  /** The final answer validated against finalSchema; undefined without one. */
+  value: T | undefined;
+  finishReason: ChatResult['finishReason'];
+  transcript: ChatCompletionMessageParam[];
+  iterations: number;
+  usage: CallUsage;
+  toolCalls: ToolCallRecord[];
+  model: string;
+}
+
+// A tool result is read by the model on its next turn; bigger results would flood its context.
+const MAX_RESULT_CHARS = 20_000;
+
+type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'attempt_cap' | 'timeout' | 'tool_failed' | 'result_too_large';
+type ToolOutcome = { ok: true; content: string } | { ok: false; kind: ToolErrorKind; message: string; issues?: string[] };
+
+function assistantParam(m: ChatCompletionMessage): ChatCompletionAssistantMessageParam {
+  return { role: 'assistant', content: m.content ?? null, ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls } : {}) };
+}
+
+class ToolTimeout extends Error {}
+
+export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<RunToolsResult<T>> {
+  const { caller, agent, registry } = opts;
+  const logger = opts.logger ?? pino({ enabled: false });
+  const now = opts.now ?? Date.now;
+  const schemaName = opts.schemaName ?? 'answer';
+  const reaskLimit = caller.settings().reaskLimit;
+  const transcript: ChatCompletionMessageParam[] = [...opts.messages];
+  const toolCalls: ToolCallRecord[] = [];
+  const handlerRuns = new Map<string, number>();
+  let usage = NO_USAGE;
+  let tokensUsed = 0;
+  let reasks = 0;
+
+  async function execute(call: ChatCompletionMessageToolCall): Promise<ToolOutcome> {
+    if (call.type !== 'function') return { ok: false, kind: 'unknown_tool', message: 'only function tools exist here' };
+    const tool = registry.find(call.function.name);
+    if (!tool) return { ok: false, kind: 'unknown_tool', message: `no tool named "${call.function.name}"; available: ${registry.names.join(', ')}` };
+    const runs = handlerRuns.get(tool.name) ?? 0;
+    if (runs >= tool.maxAttempts) {
+      return { ok: false, kind: 'attempt_cap', message: `${tool.name} may run at most ${tool.maxAttempts} time(s) here; answer with what you have` };
+    }
+    const check = validateToolArguments(tool, call.function.arguments);
+    if (!check.ok) return { ok: false, kind: 'invalid_arguments', message: check.error, issues: check.issues };
+    // Attempts count handler runs: a rejected call costs the model a turn, not one of the tool's runs.
+    handlerRuns.set(tool.name, runs + 1);
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(new ToolTimeout());
+        reject(new ToolTimeout());
+      }, tool.timeoutMs);
+    });
+    try {
+      const value = await Promise.race([tool.handler(check.args, { orgId: opts.orgId, runId: opts.runId, agent, toolCallId: call.id, signal: controller.signal }), timeout]);
+      const content = JSON.stringify(value ?? null);
+      if (content.length > MAX_RESULT_CHARS) return { ok: false, kind: 'result_too_large', message: `result of ${content.length} chars exceeds ${MAX_RESULT_CHARS}` };
+      return { ok: true, content };
+    } catch (err) {
+      // A cancelled run stops the loop; everything else is news for the model, not a crash.
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (err instanceof ToolTimeout) return { ok: false, kind: 'timeout', message: `${tool.name} gave no result within ${tool.timeoutMs} ms` };
+      logger.warn({ err, agent, tool: tool.name, toolCallId: call.id }, 'tool handler failed');
+      return { ok: false, kind: 'tool_failed', message: err instanceof ToolFailure ? err.message : `${tool.name} failed` };
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  async function runToolCall(call: ChatCompletionMessageToolCall): Promise<ChatCompletionToolMessageParam> {
+    const started = now();
+    const outcome = await execute(call);
+    const durationMs = now() - started;
+    const name = call.type === 'function' ? call.function.name : call.custom.name;
+    const error = outcome.ok ? null : outcome.kind;
+    toolCalls.push({ id: call.id, name, ok: outcome.ok, error, durationMs });
+    logger.info({ agent, tool: name, toolCallId: call.id, durationMs, ok: outcome.ok, error }, 'tool call');
+    const content = outcome.ok
+      ? outcome.content
+      : JSON.stringify({ error: outcome.kind, message: outcome.message, ...(outcome.issues ? { issues: outcome.issues } : {}) });
+    return { role: 'tool', tool_call_id: call.id, content };
+  }
+
+  for (let iteration = 1; iteration <= opts.maxIterations; iteration++) {
+    const tools = registry.toolDefinitions();
+    const responseFormat = opts.finalSchema ? responseFormatFor(opts.finalSchema, schemaName, caller.modelFor(agent)) : undefined;
+    // Checked before the turn is sent, against its worst case, so the cap holds rather than being noticed afterwards.
+    const worst = estimateTokens(JSON.stringify({ messages: transcript, tools, response_format: responseFormat })) + opts.maxTokensPerTurn;
+    if (tokensUsed + worst > opts.maxTokens) throw new ToolLoopError({ agent, limit: 'tokens', cap: opts.maxTokens, used: tokensUsed });
+
+    const box: { result?: Interpretation<T> } = {};
+    const finalSchema = opts.finalSchema;
+    const answer = await caller.call({
+      agent,
+      orgId: opts.orgId,
+      runId: opts.runId,
+      messages: [...transcript],
+      tools,
+      responseFormat,
+      maxTokens: opts.maxTokensPerTurn,
+      budget: opts.budget,
+      signal: opts.signal,
+      deadline: opts.deadline,
+      judge: (choice) =>
+        finalSchema && !(choice.message.tool_calls && choice.message.tool_calls.length > 0)
+          ? judgementOf((box.result = interpretAnswer(finalSchema, choice)))
+          : defaultJudge(choice),
+    });
+    usage = addUsage(usage, answer.usage);
+    tokensUsed += answer.usage.promptTokens + answer.usage.completionTokens;
+    const message = answer.message;
+
+    if (message.tool_calls && message.tool_calls.length > 0) {
+      transcript.push(assistantParam(message));
+      // Sequential on purpose: attempt caps and the transcript order stay deterministic.
+      for (const call of message.tool_calls) transcript.push(await runToolCall(call));
+      continue;
+    }
+
+    const done = (value: T | undefined): RunToolsResult<T> => ({
+      content: message.content,
+      value,
+      finishReason: answer.finishReason,
+      transcript,
+      iterations: iteration,
+      usage,
+      toolCalls,
+      model: answer.model,
+    });
+    if (!finalSchema) {
+      transcript.push(assistantParam(message));
+      return done(undefined);
+    }
+    const result = box.result;
+    if (result?.ok) {
+      transcript.push(assistantParam(message));
+      return done(result.value);
+    }
+    const failure = result ?? { raw: message.content, issues: ['no final answer was judged'] };
+    if (++reasks > reaskLimit) {
+      throw new StructuredOutputError({ agent, model: answer.model, raw: failure.raw, issues: failure.issues, attempts: reasks });
+    }
+    transcript.push(...reaskMessages(failure, schemaName));
+  }
+  throw new ToolLoopError({ agent, limit: 'iterations', cap: opts.maxIterations, used: opts.maxIterations });
+}

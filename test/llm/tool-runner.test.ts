@@ -1,0 +1,265 @@
+// The multi-turn tool loop against the fake provider: results fed back, rejections as tool results, caps enforced.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { z } from 'zod';
+import { StructuredOutputError, ToolLoopError } from '../../src/llm/errors.js';
+import { runTools } from '../../src/llm/tool-runner.js';
+import { createToolRegistry, defineTool, ToolFailure, type ToolContext } from '../../src/llm/tools.js';
+import { fakeReply, type RecordedRequest } from '../support/fake-llm-server.js';
+import { ORG, setupLlm, type LlmHarness } from './harness.js';
+
+const WeatherArgs = z.object({ location: z.string(), unit: z.enum(['celsius', 'fahrenheit']).optional() });
+
+function weatherTool(opts: { handler?: (args: z.output<typeof WeatherArgs>, ctx: ToolContext) => unknown; timeoutMs?: number; maxAttempts?: number } = {}) {
+  const calls: Array<z.output<typeof WeatherArgs>> = [];
+  const tool = defineTool({
+    name: 'get_current_weather',
+    description: 'Get the current weather in a given location.',
+    parameters: WeatherArgs,
+    handler: async (args, ctx) => {
+      calls.push(args);
+      return opts.handler ? opts.handler(args, ctx) : { temp: 72, unit: 'fahrenheit' };
+    },
+    timeoutMs: opts.timeoutMs ?? 1_000,
+    maxAttempts: opts.maxAttempts ?? 5,
+  });
+  return { tool, calls, registry: createToolRegistry([tool]) };
+}
+
+const run = <T = never>(h: LlmHarness, registry: ReturnType<typeof createToolRegistry>, extra: Partial<Parameters<typeof runTools<T>>[0]> = {}) =>
+  runTools<T>({
+    caller: h.caller,
+    agent: 'queryExpander',
+    orgId: ORG,
+    runId: 'run_1',
+    registry,
+    messages: [
+      { role: 'system', content: 'Answer weather questions.' },
+      { role: 'user', content: 'What is the weather in Boston?' },
+    ],
+    maxIterations: 5,
+    maxTokens: 100_000,
+    maxTokensPerTurn: 200,
+    ...extra,
+  });
+
+const toolMessages = (r: RecordedRequest | undefined) => (r?.body.messages ?? []).filter((m) => m.role === 'tool');
+const toolResult = (r: RecordedRequest | undefined, i = 0) => JSON.parse(String(toolMessages(r)[i]?.content)) as Record<string, unknown>;
+
+test('high fidelity: the tool result reaches the model as a tool message with the right id in the next request', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool();
+  h.server.script(
+    fakeReply.toolCall('get_current_weather', { location: 'Boston, MA', unit: 'fahrenheit' }, 'call_123'),
+    fakeReply.text('The weather in Boston is 72°F.'),
+  );
+  const result = await run(h, weather.registry);
+
+  assert.equal(result.content, 'The weather in Boston is 72°F.');
+  assert.deepEqual(weather.calls, [{ location: 'Boston, MA', unit: 'fahrenheit' }], 'the handler received validated args');
+  const [first, second] = h.server.requests;
+  assert.deepEqual(first?.body.tools?.map((d) => d.function.name), ['get_current_weather']);
+  assert.deepEqual(first?.body.messages?.map((m) => m.role), ['system', 'user']);
+  const messages = second?.body.messages ?? [];
+  assert.deepEqual(messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool']);
+  assert.equal(messages[2]?.tool_calls?.[0]?.id, 'call_123');
+  assert.deepEqual(messages[3], { role: 'tool', tool_call_id: 'call_123', content: JSON.stringify({ temp: 72, unit: 'fahrenheit' }) });
+  assert.equal(result.iterations, 2);
+  assert.deepEqual(result.toolCalls.map((c) => [c.id, c.name, c.ok]), [['call_123', 'get_current_weather', true]]);
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['ok', 'ok']);
+});
+
+test('two tool calls in one turn both get results, in order, with their own ids', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool({ handler: ({ location }) => ({ location }) });
+  h.server.script(
+    fakeReply.toolCalls([
+      { id: 'call_a', name: 'get_current_weather', args: { location: 'Boston' } },
+      { id: 'call_b', name: 'get_current_weather', args: { location: 'Oslo' } },
+    ]),
+    fakeReply.text('done'),
+  );
+  await run(h, weather.registry);
+  assert.deepEqual(
+    toolMessages(h.server.requests[1]).map((m) => [m.tool_call_id, m.content]),
+    [['call_a', '{"location":"Boston"}'], ['call_b', '{"location":"Oslo"}']],
+  );
+});
+
+test('the validator rejections reach the model as tool results and the handler never runs', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool();
+  h.server.script(
+    fakeReply.toolCall('get_current_weather', { unit: 'celsius' }, 'missing'),
+    fakeReply.toolCall('get_current_weather', { location: 42 }, 'wrong_type'),
+    fakeReply.toolCall('get_current_weather', { location: 'Boston', unit: 'kelvin' }, 'enum'),
+    fakeReply.toolCall('get_current_weather', { location: 'Boston', sudo: true }, 'unknown_key'),
+    fakeReply.invalidToolArgs('get_current_weather', 'unparsable'),
+    fakeReply.text('I could not get the weather.'),
+  );
+  const result = await run(h, weather.registry, { maxIterations: 6 });
+  assert.equal(result.content, 'I could not get the weather.');
+  assert.equal(weather.calls.length, 0, 'the handler was never called');
+  const expected: Array<[string, RegExp]> = [
+    ['missing', /missing required key "location"/],
+    ['wrong_type', /"location": .*expected string/],
+    ['enum', /"unit" must be one of/],
+    ['unknown_key', /unknown key\(s\) "sudo"/],
+    ['unparsable', /not valid JSON/],
+  ];
+  expected.forEach(([id, message], i) => {
+    const next = h.server.requests[i + 1];
+    const last = toolMessages(next).at(-1);
+    assert.equal(last?.tool_call_id, id);
+    const body = JSON.parse(String(last?.content)) as { error: string; message: string };
+    assert.equal(body.error, 'invalid_arguments', id);
+    assert.match(body.message, message, id);
+  });
+});
+
+test('a call to a tool outside the allow-list is answered with an error result, not a crash', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool();
+  h.server.script(fakeReply.unknownToolCall('call_x'), fakeReply.text('ok'));
+  const result = await run(h, weather.registry);
+  assert.equal(result.content, 'ok');
+  const body = toolResult(h.server.requests[1]);
+  assert.equal(body.error, 'unknown_tool');
+  assert.match(String(body.message), /delete_all_candidates.*available: get_current_weather/);
+});
+
+test('a tool that overruns its own timeout gives a timeout result and its signal is aborted', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  let aborted = false;
+  const weather = weatherTool({
+    timeoutMs: 50,
+    handler: (_args, ctx) =>
+      new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve('too late');
+        });
+      }),
+  });
+  h.server.script(fakeReply.toolCall('get_current_weather', { location: 'Boston' }, 'slow'), fakeReply.text('gave up'));
+  const started = Date.now();
+  await run(h, weather.registry);
+  assert.ok(Date.now() - started < 1_000);
+  assert.equal(aborted, true);
+  const body = toolResult(h.server.requests[1]);
+  assert.equal(body.error, 'timeout');
+  assert.match(String(body.message), /50 ms/);
+});
+
+test('a throwing handler becomes an error result; only ToolFailure messages reach the model', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  let n = 0;
+  const weather = weatherTool({
+    handler: () => {
+      n++;
+      if (n === 1) throw new Error('connect ECONNREFUSED postgres://admin:secret@db');
+      throw new ToolFailure('no weather station in that city');
+    },
+  });
+  h.server.script(
+    fakeReply.toolCall('get_current_weather', { location: 'Boston' }),
+    fakeReply.toolCall('get_current_weather', { location: 'Atlantis' }),
+    fakeReply.text('sorry'),
+  );
+  await run(h, weather.registry);
+  const internal = toolResult(h.server.requests[1]);
+  assert.deepEqual(internal, { error: 'tool_failed', message: 'get_current_weather failed' });
+  assert.doesNotMatch(JSON.stringify(h.server.requests[2]?.body), /secret/);
+  assert.deepEqual(toolResult(h.server.requests[2], 1), { error: 'tool_failed', message: 'no weather station in that city' });
+});
+
+test('the attempt cap is enforced by the runner: handler runs == cap, later calls get attempt_cap', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool({ maxAttempts: 2 });
+  // A model that keeps calling the tool until it is told it may not.
+  h.server.setHandler((req) => {
+    const last = toolMessages(req).at(-1);
+    if (last && String(last.content).includes('attempt_cap')) return fakeReply.text('stopping');
+    return fakeReply.toolCall('get_current_weather', { location: 'Boston' });
+  });
+  const result = await run(h, weather.registry);
+  assert.equal(weather.calls.length, 2);
+  assert.equal(result.content, 'stopping');
+  assert.deepEqual(result.toolCalls.map((c) => c.error), [null, null, 'attempt_cap']);
+  assert.equal(h.server.requests.length, 4);
+});
+
+test('the iteration cap stops a model that never stops calling tools', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool({ maxAttempts: 100 });
+  h.server.setHandler(() => fakeReply.toolCall('get_current_weather', { location: 'Boston' }));
+  const err = await run(h, weather.registry, { maxIterations: 3 }).then(() => null, (e: unknown) => e);
+  assert.ok(err instanceof ToolLoopError);
+  assert.equal(err.limit, 'iterations');
+  assert.equal(err.cap, 3);
+  assert.equal(h.server.requests.length, 3);
+});
+
+test('the cumulative token cap stops the loop before a turn that could cross it', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool({ maxAttempts: 100 });
+  h.server.setHandler(() => ({ ...fakeReply.toolCall('get_current_weather', { location: 'Boston' }), usage: { promptTokens: 200, completionTokens: 20 } }));
+  const cap = 1_000;
+  const err = await run(h, weather.registry, { maxIterations: 50, maxTokens: cap, maxTokensPerTurn: 50 }).then(() => null, (e: unknown) => e);
+  assert.ok(err instanceof ToolLoopError);
+  assert.equal(err.limit, 'tokens');
+  const turns = h.server.requests.length;
+  assert.ok(turns >= 2 && turns < 50, `turns ${turns}`);
+  assert.equal(err.used, 220 * turns);
+  assert.ok(err.used <= cap, 'no overshoot: the cap was checked before sending');
+});
+
+test('a final schema is enforced with the same re-ask rules as ask()', async (t) => {
+  const h = await setupLlm({ settings: { reaskLimit: 1 } });
+  t.after(h.close);
+  const weather = weatherTool();
+  const Final = z.object({ summary: z.string(), tempF: z.number() });
+  h.server.script(
+    fakeReply.toolCall('get_current_weather', { location: 'Boston' }),
+    fakeReply.json({ summary: 'warm' }),
+    fakeReply.json({ summary: 'warm', tempF: 72 }),
+  );
+  const result = await run(h, weather.registry, { finalSchema: Final, schemaName: 'weather_answer' });
+  assert.deepEqual(result.value, { summary: 'warm', tempF: 72 });
+  assert.equal(h.server.requests[0]?.body.response_format?.json_schema?.name, 'weather_answer');
+  assert.match(String(h.server.requests[2]?.body.messages?.at(-1)?.content), /missing required key "tempF"/);
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['ok', 'invalid_output', 'ok']);
+
+  h.server.setHandler(() => fakeReply.invalidJson());
+  await assert.rejects(run(h, weather.registry, { finalSchema: Final }), StructuredOutputError);
+});
+
+test('each tool call is logged with its duration', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const weather = weatherTool();
+  h.server.script(fakeReply.toolCall('get_current_weather', { location: 'Boston' }, 'call_log'), fakeReply.text('ok'));
+  await run(h, weather.registry, { logger: pino({ level: 'info' }, sink) });
+  const line = lines.find((l) => l.msg === 'tool call');
+  assert.equal(line?.tool, 'get_current_weather');
+  assert.equal(line?.toolCallId, 'call_log');
+  assert.equal(typeof line?.durationMs, 'number');
+});
