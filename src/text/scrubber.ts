@@ -1,0 +1,297 @@
+// PII scrubbing as code-law: the only way resume text reaches agents, prompts and logs.
+//
+// Every pattern below is linear: bounded or unambiguous quantifiers only, and candidates that need
+// judgement (is this digit run a phone or a year range?) are matched broadly and decided in code.
+import { isSkillForm } from './skills.js';
+
+export const PII_PLACEHOLDERS = ['[EMAIL]', '[PHONE]', '[URL]', '[ADDRESS]', '[NAME]'] as const;
+export type PiiPlaceholder = (typeof PII_PLACEHOLDERS)[number];
+
+export interface ScrubOptions {
+  /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
+  names?: string[];
+}
+
+/** A replacement, optionally starting before the match (a pattern anchored on "@" reaches back for the local part). */
+type Decision = string | { from: number; replacement: string } | null;
+type Decide = (match: RegExpExecArray, text: string) => Decision;
+
+/** Like String.replace, but a rejected match (null) only skips one character, so overlaps still get a chance. */
+function replaceDecided(text: string, re: RegExp, decide: Decide): string {
+  re.lastIndex = 0;
+  let out = '';
+  let copied = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const decision = decide(m, text);
+    const from = typeof decision === 'object' && decision !== null ? decision.from : m.index;
+    if (decision === null || from < copied) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
+    out += text.slice(copied, from) + (typeof decision === 'string' ? decision : decision.replacement);
+    copied = m.index + m[0].length;
+    re.lastIndex = Math.max(copied, m.index + 1);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+// ---- emails ------------------------------------------------------------------------------------
+
+const LABEL = '[A-Za-z0-9_%+\\-]{1,64}';
+const OPEN = '[\\[({<]';
+const CLOSE = '[\\])}>]';
+const AT = `(?:@|${OPEN}[ \\t]?at[ \\t]?${CLOSE}|at(?= ))`;
+const DOT = `(?:\\.|[ \\t]{0,2}${OPEN}[ \\t]?dot[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
+// Anchored on the "at" so the engine skips ahead to it; the local part is read back by a lookbehind.
+const EMAIL_RE = new RegExp(
+  `${AT}(?<=(?<![\\w.%+\\-@])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@])`,
+  'gi',
+);
+// Cheap pre-checks: most resumes have no link or address, so the costlier patterns rarely run.
+const EMAIL_HINT = /@|[[({<][ \t]?(?:at|dot)[ \t]?[\])}>]| dot | at [a-z0-9-]{1,30}\./i;
+const TLDS = new Set('com org net edu gov mil int io co ai dev app me info biz us uk in de fr es it nl be ch at se no dk fi pl pt ie ca au nz jp cn sg hk br mx ru za email mail'.split(' '));
+const MAIL_HOSTS = new Set('gmail googlemail yahoo ymail outlook hotmail live msn icloud me mac aol proton protonmail pm gmx yandex zoho mail email fastmail rediffmail qq 163'.split(' '));
+const NOT_LOCAL_PARTS = new Set('worked work works working based located live lives living employed intern interned engineer developer manager analyst lead role job position experience team teams project projects company skilled expert proficient good great best me us him her them it this that is am are was were be been and or but who which student studied graduated degree senior junior'.split(' '));
+
+function decideEmail(m: RegExpExecArray, text: string): Decision {
+  const [token, local = '', domain = ''] = m;
+  let gap = 0;
+  while (gap < 2 && (text[m.index - gap - 1] === ' ' || text[m.index - gap - 1] === '\t')) gap++;
+  const from = m.index - gap - local.length;
+  const labels = domain.split(/[ \t]*(?:\.|[[({<][ \t]?dot[ \t]?[\])}>]| dot )[ \t]*/i);
+  const tld = (labels[labels.length - 1] ?? '').toLowerCase();
+  if (!/^[a-z]{2,}$/.test(tld)) return null;
+  if (!/^at/i.test(token)) return { from, replacement: '[EMAIL]' };
+  // A bare " at " is English far more often than an address: demand a mail host or a spelled-out dot.
+  if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase())) return null;
+  const spelledDot = / dot /i.test(domain);
+  const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
+  return TLDS.has(tld) && (spelledDot || mailHost) ? { from, replacement: '[EMAIL]' } : null;
+}
+
+// ---- URLs --------------------------------------------------------------------------------------
+
+const URL_TAIL = `[^\\s<>"'\\[\\]()]`;
+const SCHEME_URL_RE = new RegExp(`(?<![\\w@])(?:(?:https?|ftp)://|www\\.)${URL_TAIL}{1,2048}`, 'gi');
+const PROFILE_HOSTS = 'linkedin\\.com|github\\.com|github\\.io|gitlab\\.com|bitbucket\\.org|twitter\\.com|x\\.com|medium\\.com|behance\\.net|dribbble\\.com|stackoverflow\\.com|kaggle\\.com|facebook\\.com|instagram\\.com|about\\.me|angel\\.co|wellfound\\.com|codepen\\.io|dev\\.to|hashnode\\.dev|leetcode\\.com|hackerrank\\.com|substack\\.com';
+const PROFILE_URL_RE = new RegExp(`(?<![\\w@.\\-/])(?:[a-z0-9\\-]{1,63}\\.){0,3}(?:${PROFILE_HOSTS})(?:/${URL_TAIL}{0,2048})?`, 'gi');
+// Bare domains only count with a path: "Node.js" and "ASP.NET" are skills, not links.
+const PATH_TLDS = 'com|org|io|dev|me|co|ai|app|info|uk|in|de|fr|es|nl|ca|au|us|edu|gov';
+const PATH_URL_RE = new RegExp(`(?<![\\w@.\\-/])[a-z0-9][a-z0-9\\-]{0,62}(?:\\.[a-z0-9\\-]{1,63}){0,3}\\.(?:${PATH_TLDS})/${URL_TAIL}{0,2048}`, 'g');
+const DOMAIN_HINT = new RegExp(`[a-z0-9]\\.(?:${PATH_TLDS}|net|to)\\b`, 'i');
+const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(linkedin|github|gitlab|twitter|website|web|portfolio|blog|homepage|site|url)[ \t]*[:\-–][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
+const HANDLE = /^@?[A-Za-z0-9_-]{2,39}$/;
+
+/** Sentence punctuation after a link belongs to the sentence. */
+const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
+
+// ---- phones ------------------------------------------------------------------------------------
+
+const PHONE_CANDIDATE_RE = /(?<![\w+./,-])\+?\(?\d[\d ().–-]*\d\)?/g;
+const PHONE_LABEL_RE = /(?:phone|tel|telephone|mobile|mob|cell|contact|whatsapp|ph)\.?(?:[ \t]*(?:no|number|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
+const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;
+const YEAR = /^(?:19|20)\d\d$/;
+
+// Phone shape: optional country code, optional (area code), then digit groups with one separator style.
+const PHONE_SHAPE = /^(?:\+?\d{1,4}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d{1,15}(?:(?: ?[.-] ?| )\d{1,10}){0,5}$/;
+
+/** A score for the span as a phone number, or -1 when it is not one (years, dates, amounts, IPs). */
+function phoneScore(span: string, groups: string[], labelled: boolean): number {
+  const digits = groups.join('').length;
+  const plus = span.startsWith('+');
+  const hasCountry = plus || span.startsWith('00');
+  if (digits > 15 || digits < (hasCountry ? 8 : 7) || !PHONE_SHAPE.test(span)) return -1;
+  const seps = span.replace(/^\+?\d{1,4}(?=[ .-]?\()|\(\d+\)/g, '').split(/\d+/).slice(1, -1).filter((s) => s !== '');
+  const sizes = groups.map((g) => g.length);
+  const years = groups.map((g) => YEAR.test(g));
+  if (years.every(Boolean) || years.some((y, i) => y && years[i + 1])) return -1; // 2015-2019, 2016 2018
+  if (groups.length === 3 && ((years[0] && sizes[1]! <= 2 && sizes[2]! <= 2) || (years[2] && sizes[0]! <= 2 && sizes[1]! <= 2))) return -1;
+  if (!labelled && !hasCountry) {
+    if (groups.length === 1 && digits < 10) return -1;
+    if (!span.includes('(') && sizes[0]! <= 3 && groups.length > 1 && sizes.slice(1).every((n) => n === 3)) return -1; // 1.000.000
+    if (groups.length === 4 && seps.every((s) => s === '.') && sizes.every((n) => n <= 3)) return -1; // IPs
+    if (sizes[sizes.length - 1]! < 3) return -1;
+  }
+  const styles = new Set((hasCountry && !span.includes('(') ? seps.slice(1) : seps).map((s) => s.trim() || ' '));
+  const edgeYear = groups.length > 1 && (years[0] || years[groups.length - 1]);
+  return digits + (styles.size <= 1 ? 3 : 0) - (edgeYear ? 2 : 0);
+}
+
+function decidePhones(m: RegExpExecArray, text: string): string {
+  const raw = m[0];
+  const g: { start: number; end: number }[] = [];
+  for (const d of raw.matchAll(/\d+/g)) g.push({ start: d.index, end: d.index + d[0].length });
+  const before = text.slice(Math.max(0, m.index - 24), m.index);
+  const labelled = PHONE_LABEL_RE.test(before);
+  const money = MONEY_RE.test(before) || /^[%,]/.test(text[m.index + raw.length] ?? '');
+  // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.
+  const tight = (k: number) => k > 0 && k < g.length && /^[.-]$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
+  const spans: { i: number; j: number; start: number; end: number; score: number }[] = [];
+  for (let i = 0; i < g.length; i++) {
+    if (tight(i) || (money && i === 0)) continue;
+    let digits = 0;
+    for (let j = i; j < Math.min(g.length, i + 6); j++) {
+      digits += g[j]!.end - g[j]!.start;
+      if (digits > 15) break;
+      if (digits < 7 || tight(j + 1)) continue;
+      let start = g[i]!.start;
+      while (start > 0 && (raw[start - 1] === '(' || raw[start - 1] === '+')) start--;
+      let end = g[j]!.end;
+      const piece = raw.slice(start, end);
+      if (piece.split('(').length > piece.split(')').length && raw[end] === ')') end++;
+      const groups = g.slice(i, j + 1).map((x) => raw.slice(x.start, x.end));
+      const score = phoneScore(raw.slice(start, end), groups, labelled && i === 0);
+      if (score >= 0) spans.push({ i, j, start, end, score });
+    }
+  }
+  // Best-scoring spans first, longer on ties; then keep those that do not overlap.
+  spans.sort((a, b) => b.score - a.score || b.j - b.i - (a.j - a.i) || a.i - b.i);
+  const kept: typeof spans = [];
+  const used = new Uint8Array(g.length);
+  for (const s of spans) {
+    if (used.subarray(s.i, s.j + 1).some((u) => u === 1)) continue;
+    used.fill(1, s.i, s.j + 1);
+    kept.push(s);
+  }
+  let out = raw;
+  for (const s of kept.sort((a, b) => b.start - a.start)) out = `${out.slice(0, s.start)}[PHONE]${out.slice(s.end)}`;
+  return out;
+}
+
+// ---- addresses ---------------------------------------------------------------------------------
+
+const STREET_TYPES = 'Street St Avenue Ave Road Rd Boulevard Blvd Lane Ln Drive Dr Court Ct Parkway Pkwy Place Pl Square Sq Terrace Highway Hwy Way Close Crescent Circle Cir Trail Plaza Alley Mews Marg'.split(' ');
+const STREET_ALT = [...STREET_TYPES, ...STREET_TYPES.map((s) => s.toUpperCase())].join('|');
+const CAP_WORD = "[A-Z][A-Za-z'’.\\-]{0,30}";
+const CITY_WORD = "[A-Z][A-Za-z'’\\-]{0,30}";
+const STREET_RE = new RegExp(
+  `(?<![\\w.\\-])\\d{1,5}[A-Z]?(?:-\\d{1,5})?[ \\t]+(?:(?:${CAP_WORD}|\\d{1,3}(?:st|nd|rd|th))[ \\t]+){0,4}(?:${STREET_ALT})\\b\\.?` +
+    `(?:,?[ \\t]*(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|#)\\.?[ \\t]*#?[A-Za-z0-9\\-]{1,6})?` +
+    `(?:,[ \\t]*${CITY_WORD}(?:[ \\t]${CITY_WORD}){0,2}){0,3}(?:,?[ \\t]*\\d{5}(?:-\\d{4})?\\b)?`,
+  'g',
+);
+const PO_BOX_RE = /\bP\.?[ \t]?O\.?[ \t]?Box[ \t]+\d{1,6}\b/gi;
+const UK_POSTCODE_RE = /(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?)[ \t]\d[A-Z]{2}(?![\w-])/g;
+const US_STATES = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY';
+const US_ZIP_RE = new RegExp(`(?<=\\b(?:${US_STATES.replaceAll(' ', '|')}),?[ \\t])\\d{5}(?:-\\d{4})?\\b`, 'g');
+const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|street|residential|permanent|current)[ \t]+)?address[ \t]*[:\-–][ \t]*)(\S[^\n]*)$/gim;
+
+// ---- names -------------------------------------------------------------------------------------
+
+const NAME_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
+const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
+// Words that make a capitalised line a heading or a title rather than a person.
+const NOT_NAME_WORDS = new Set(
+  ('resume curriculum vitae cv phone number mobile email mail address location linkedin github website portfolio name summary profile objective experience education skills skill contact information info professional work employment history projects project certifications certification references achievements awards languages interests hobbies personal details technical core competencies qualifications career about overview highlights publications training courses volunteer activities page cover letter dear sincerely regards ' +
+    'ninja guru expert enthusiast freelancer contractor researcher tester artist photographer engineer developer manager analyst scientist designer architect administrator admin consultant specialist director lead senior junior intern officer coordinator assistant associate executive representative accountant nurse teacher programmer technician software data web full stack frontend backend front back end devops product project marketing sales hr human resources finance financial business operations support customer service network system systems database cloud security mobile ios android java python javascript machine learning head chief vp president founder owner student graduate recruiter writer editor trainer physician doctor pharmacist therapist attorney lawyer paralegal clerk cashier driver chef agent flutter django php node wordpress ' +
+    'inc ltd llc company technologies solutions university college school institute bank group corporation the and of for at in on to with new york san los united states kingdom india').split(' '),
+);
+const NAME_WORD = /^(?:\p{Lu}[\p{L}'’-]*\.?|\p{Lu}\.)$/u;
+const COMMON_WORD_NAMES = new Set('will may mark grant bill rose summer hope faith joy dawn june april august grace sky river bob jack art guy penny ray sunny frank rich gay amber ruby crystal chase hunter'.split(' '));
+
+function looksLikeName(value: string): boolean {
+  if (/[\d@[\]/:|]/.test(value)) return false;
+  const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
+  if (words.length < 2 || words.length > 4) return false;
+  // A skill is no name ("Golang Ninja"), unless it is a first name too ("Ruby").
+  const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
+  return words.every((w) => NAME_WORD.test(w) && !NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))));
+}
+
+function nameParts(value: string): string[] {
+  return value.split(/[\s-]+/).map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')).filter((p) => p.length >= 2 && !PARTICLES.has(p.toLowerCase()));
+}
+
+/** Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it). */
+function scrubHeaderName(text: string, found: string[]): string {
+  const lines = text.split('\n');
+  for (let i = 0, seen = 0; i < lines.length && seen < 3; i++) {
+    const line = lines[i]!;
+    if (!/\p{L}/u.test(line)) continue;
+    seen++;
+    const first = line.split(/[|•·,]| [-–] /)[0]!;
+    if (looksLikeName(first)) {
+      found.push(first);
+      lines[i] = line.replace(first.trim(), '[NAME]');
+      return lines.join('\n');
+    }
+    if (!/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;
+  }
+  return text;
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const nameRegexes = new Map<string, { re: RegExp; parts: string[] } | null>();
+
+/** One pattern for the whole names first ("Ada Lovelace" becomes one [NAME]), then each part on its own. */
+function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
+  // Compiling a pattern costs more than running it, and pools repeat names: keep a small cache.
+  const key = names.join('\u0000');
+  const cached = nameRegexes.get(key);
+  if (cached !== undefined) return cached;
+  const partLists = names.map(nameParts).filter((parts) => parts.length > 0);
+  const wholes = partLists.filter((parts) => parts.length > 1).map((parts) => parts.map(escapeRe).join('[ \\t]+'));
+  const singles = partLists.flat().filter((p) => !PII_PLACEHOLDERS.includes(`[${p.toUpperCase()}]` as PiiPlaceholder)).map(escapeRe);
+  const alternatives = [...new Set([...wholes.sort((a, b) => b.length - a.length), ...singles.sort((a, b) => b.length - a.length)])];
+  const parts = [...new Set(partLists.flat().map((p) => p.toLowerCase()))];
+  const re = alternatives.length === 0 ? null : { re: new RegExp(`(?<![\\p{L}\\p{N}_\\[])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}_])`, 'giu'), parts };
+  if (nameRegexes.size >= 512) nameRegexes.clear();
+  nameRegexes.set(key, re);
+  return re;
+}
+
+/** Removes the names as whole words; common-word names ("Will", "May") only when capitalised. */
+function scrubNames(text: string, names: string[], caseInsensitive: boolean): string {
+  const compiled = nameRegex(names);
+  if (!compiled) return text;
+  // A plain substring test first: the unicode-aware pattern is slow, and most texts hold no name.
+  const lower = text.toLowerCase();
+  if (!compiled.parts.some((p) => lower.includes(p))) return text;
+  const capitalised = (hit: string) => hit[0] !== hit[0]!.toLowerCase();
+  const plainWord = (hit: string) => !COMMON_WORD_NAMES.has(hit.split(/[ \t]/)[0]!.toLowerCase());
+  return text.replace(compiled.re, (hit) => (capitalised(hit) || (caseInsensitive && plainWord(hit)) ? '[NAME]' : hit));
+}
+
+// ---- entry points ------------------------------------------------------------------------------
+
+/** Replaces emails, phones, links, street addresses and the candidate's name with typed placeholders. Idempotent. */
+export function scrub(text: string, opts: ScrubOptions = {}): string {
+  let out = text.replace(/\r\n?/g, '\n');
+  if (EMAIL_HINT.test(out)) out = replaceDecided(out, EMAIL_RE, decideEmail);
+  out = out.replace(LINK_LABEL_RE, (all, label: string, site: string, value: string) => {
+    const profile = /^(?:linkedin|github|gitlab|twitter)$/i.test(site) && HANDLE.test(value);
+    return /[./@]/.test(value) || profile ? `${label}[URL]` : all;
+  });
+  out = replaceDecided(out, SCHEME_URL_RE, decideUrl);
+  if (DOMAIN_HINT.test(out)) {
+    out = replaceDecided(out, PROFILE_URL_RE, decideUrl);
+    out = replaceDecided(out, PATH_URL_RE, decideUrl);
+  }
+  out = out.replace(ADDRESS_LABEL_RE, (_all, label: string) => `${label}[ADDRESS]`);
+  // A full street word ends a sentence, not an abbreviation: "Baker Street." keeps its full stop.
+  out = out.replace(PO_BOX_RE, '[ADDRESS]').replace(STREET_RE, (hit) => (/[a-z]{4}\.$/.test(hit) ? '[ADDRESS].' : '[ADDRESS]'));
+  out = out.replace(UK_POSTCODE_RE, '[ADDRESS]');
+  if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
+  out = replaceDecided(out, PHONE_CANDIDATE_RE, decidePhones);
+
+  const found: string[] = [];
+  out = out.replace(NAME_LABEL_RE, (all, label: string, value: string) => {
+    // The value ends where a column gap or the next "Label:" starts ("Name: Ann Lee   Experience: 2 years").
+    const cut = /[ \t]{2,}|\t|[ \t][|•·][ \t]|[,;][ \t]*[\p{L} ]{1,30}:/u.exec(value);
+    const v = (cut ? value.slice(0, cut.index) : value).trim();
+    if (v === '' || v.includes('[') || /\d|@/.test(v) || v.split(/\s+/).length > 5) return all;
+    found.push(v);
+    return label + value.replace(v, '[NAME]');
+  });
+  out = scrubHeaderName(out, found);
+  // Names found in the text itself are matched only when capitalised: a heuristic may misfire.
+  out = scrubNames(out, found, false);
+  out = scrubNames(out, opts.names ?? [], true);
+  return out;
+}
+
+/** True when scrubbing would change the text: a cheap guard for logs and tests. */
+export function containsPii(text: string, opts: ScrubOptions = {}): boolean {
+  return scrub(text, opts) !== text.replace(/\r\n?/g, '\n');
+}

@@ -1,0 +1,80 @@
+// Skill names meet however they are written: aliases, prose, near-misses.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KNOWN_SKILLS, closestSkills, extractSkills, normalizeSkill, normalizeSkills, relatedSkills, skillKey } from '../../src/text/skills.js';
+
+test('aliases normalise to one canonical name', () => {
+  const cases: Array<[string, string]> = [
+    ['k8s', 'Kubernetes'], ['JS', 'JavaScript'], ['Postgres', 'PostgreSQL'], ['psql', 'PostgreSQL'], ['node', 'Node.js'],
+    ['nodejs', 'Node.js'], ['Node.JS', 'Node.js'], ['golang', 'Go'], ['ts', 'TypeScript'], ['ML', 'Machine Learning'],
+    ['React.js', 'React'], ['ReactJS', 'React'], ['c#', 'C#'], ['cpp', 'C++'], ['.net', '.NET'], ['dotnet', '.NET'],
+    ['Machine-Learning', 'Machine Learning'], ['Type Script', 'TypeScript'], ['RESTful APIs', 'REST API'], ['  scikit learn ', 'scikit-learn'],
+  ];
+  for (const [raw, canonical] of cases) assert.equal(normalizeSkill(raw), canonical, raw);
+});
+
+test('C, C++, C# and .NET stay distinct', () => {
+  const keys = ['C', 'C++', 'C#', '.NET', 'ASP.NET', 'F#'].map(skillKey);
+  assert.equal(new Set(keys).size, keys.length);
+});
+
+test('unknown skills are trimmed and collapsed but keep their own case', () => {
+  assert.equal(normalizeSkill('  Quantum   Basket-Weaving '), 'Quantum Basket-Weaving');
+  assert.equal(skillKey('  Quantum   Basket-Weaving '), 'quantum basket-weaving');
+});
+
+test('normalizeSkills de-duplicates by canonical name and keeps first-seen order', () => {
+  assert.deepEqual(normalizeSkills(['k8s', 'Python', 'Kubernetes', 'js', '', 'JavaScript', 'Foo', 'foo ']), ['Kubernetes', 'Python', 'JavaScript', 'Foo']);
+});
+
+test('extraction finds skills in prose by alias, whole words only', () => {
+  const text = 'Built React.js apps with Redux on Node; CI/CD in Jenkins, HTML/CSS, k8s clusters, Postgres. Javascripting is not a word.';
+  assert.deepEqual(extractSkills(text), ['React', 'Redux', 'Node.js', 'CI/CD', 'Jenkins', 'HTML', 'CSS', 'Kubernetes', 'PostgreSQL']);
+});
+
+test('Go is the language only in a language context', () => {
+  assert.ok(extractSkills('Backend services in Go and Python.').includes('Go'));
+  assert.ok(extractSkills('Languages: Go, Rust').includes('Go'));
+  assert.ok(extractSkills('Wrote microservices with Golang').includes('Go'));
+  for (const text of ['Go to market plan.', 'Ready to go live.', 'Led the go-to-market team.', 'We go further.']) {
+    assert.ok(!extractSkills(text).includes('Go'), text);
+  }
+});
+
+test('R and C are languages in lists, not grades, initials or R&D', () => {
+  assert.deepEqual(extractSkills('Statistics in R, Python/R scripts'), ['Statistics', 'R', 'Python']);
+  assert.ok(extractSkills('Skills: C, C++, Java').includes('C'));
+  for (const text of ['Led R&D for three years.', 'John R. Smith', 'Scored a grade C.', 'Built C-level dashboards']) {
+    const found = extractSkills(text);
+    assert.ok(!found.includes('R') && !found.includes('C'), `${text} -> ${found.join(', ')}`);
+  }
+});
+
+test('case-sensitive skills are not taken from ordinary words', () => {
+  assert.deepEqual(extractSkills('I excel at teamwork, react fast and get the rest done swiftly.'), []);
+  assert.deepEqual(extractSkills('Dashboards in Excel; iOS apps in Swift; React front end; REST services.'), ['Excel', 'iOS', 'Swift', 'React', 'REST API']);
+});
+
+test('related skills come from the hand-written graph, both ways', () => {
+  assert.ok(relatedSkills('k8s').includes('Docker'));
+  assert.ok(relatedSkills('Helm').includes('Kubernetes'));
+  assert.ok(relatedSkills('React').includes('TypeScript'));
+  assert.ok(relatedSkills('postgres').includes('SQL'));
+  assert.deepEqual(relatedSkills('Quantum Basket-Weaving'), []);
+});
+
+test('closestSkills suggests the valid entries nearest to a wrong one', () => {
+  const vocabulary = [...KNOWN_SKILLS];
+  assert.equal(closestSkills('Kubernates', vocabulary)[0], 'Kubernetes');
+  assert.equal(closestSkills('postgress', vocabulary)[0], 'PostgreSQL');
+  assert.equal(closestSkills('Amazon Web Service', vocabulary)[0], 'AWS');
+  assert.equal(closestSkills('javascrpt', vocabulary)[0], 'JavaScript');
+  assert.equal(closestSkills('k8s', ['Docker', 'Kubernetes', 'Go'])[0], 'Kubernetes');
+  assert.equal(closestSkills('x', vocabulary, 3).length, 3);
+});
+
+test('the vocabulary is broad and its canonical names are unique', () => {
+  assert.ok(KNOWN_SKILLS.length >= 150);
+  assert.equal(new Set(KNOWN_SKILLS.map((s) => s.toLowerCase())).size, KNOWN_SKILLS.length);
+  for (const skill of KNOWN_SKILLS) assert.equal(normalizeSkill(skill), skill, skill);
+});
