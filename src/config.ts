@@ -1,5 +1,6 @@
 // The one place that reads the environment: turns it into a typed, validated Config at start.
 import { z } from 'zod';
+import { parseLlmSettings, type LlmSettings } from './llm/settings.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -55,6 +56,8 @@ export type AgentName = 'queryExpander' | 'reranker' | 'scorer' | 'reflector';
 export interface Config extends Env {
   engine: 'llm' | 'heuristic';
   agentModels: Record<AgentName, { model: string; temperature: number }>;
+  /** What the model layer reads (client, retries, re-asks, agents' models, embedding model), built from the LLM_* variables. */
+  llm: LlmSettings;
 }
 
 export class ConfigError extends Error {
@@ -81,15 +84,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('invalid configuration:\n  RUN_HEARTBEAT_MS: must be at most half of RUN_LEASE_MS');
   }
   const engine = e.MATCH_ENGINE === 'auto' ? (e.LLM_BASE_URL ? 'llm' : 'heuristic') : e.MATCH_ENGINE;
-  return {
-    ...e,
-    engine,
-    agentModels: {
-      queryExpander: { model: e.LLM_MODEL_QUERY_EXPANDER ?? e.LLM_MODEL, temperature: 0.2 },
-      reranker: { model: e.LLM_MODEL_RERANKER ?? e.LLM_MODEL, temperature: 0.2 },
-      // Determinism matters most where numbers are produced.
-      scorer: { model: e.LLM_MODEL_SCORER ?? e.LLM_MODEL, temperature: 0 },
-      reflector: { model: e.LLM_MODEL_REFLECTOR ?? e.LLM_MODEL, temperature: 0.2 },
-    },
+  const agentModels = {
+    queryExpander: { model: e.LLM_MODEL_QUERY_EXPANDER ?? e.LLM_MODEL, temperature: 0.2 },
+    reranker: { model: e.LLM_MODEL_RERANKER ?? e.LLM_MODEL, temperature: 0.2 },
+    // Determinism matters most where numbers are produced.
+    scorer: { model: e.LLM_MODEL_SCORER ?? e.LLM_MODEL, temperature: 0 },
+    reflector: { model: e.LLM_MODEL_REFLECTOR ?? e.LLM_MODEL, temperature: 0.2 },
   };
+  // Every value was validated above, so this parse only fills the model layer's own defaults (retry backoff).
+  const llm = parseLlmSettings({
+    baseUrl: e.LLM_BASE_URL,
+    apiKey: e.LLM_API_KEY,
+    timeoutMs: e.LLM_TIMEOUT_MS,
+    maxRetries: e.LLM_MAX_RETRIES,
+    reaskLimit: e.LLM_REASK_LIMIT,
+    agents: agentModels,
+    embeddingModel: e.LLM_EMBEDDING_MODEL,
+  });
+  return { ...e, engine, agentModels, llm };
 }

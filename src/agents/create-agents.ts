@@ -1,27 +1,63 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
+import { createLlmEngine, isBudgetError, loadPinnedRegistry, type LlmEngine } from '../llm/engine.js';
+import { UnknownModelError } from '../llm/errors.js';
+import { assertAgentModels } from '../llm/model-registry.js';
 import type { Engine } from '../matching/domain.js';
 import type { ClaimedRun } from '../runs/run-queue.js';
 import type { Services } from '../services.js';
 import { createHeuristicAgents } from './heuristic/index.js';
 import type { AgentCallContext, Agents, PoolInsight } from './types.js';
 
-export function createAgentsFactory(_config: Config, services: Services) {
+// Which variable sets each agent's model, so a boot failure tells the operator what to change.
+const MODEL_VARIABLES: Record<string, string> = {
+  queryExpander: 'LLM_MODEL_QUERY_EXPANDER (or LLM_MODEL)',
+  reranker: 'LLM_MODEL_RERANKER (or LLM_MODEL)',
+  scorer: 'LLM_MODEL_SCORER (or LLM_MODEL)',
+  reflector: 'LLM_MODEL_REFLECTOR (or LLM_MODEL)',
+  embeddings: 'LLM_EMBEDDING_MODEL',
+};
+
+/** Boot check for the llm engine: the pinned registry loads and knows every configured model, or the boot stops. */
+export function createConfiguredLlmEngine(config: Config, services: Pick<Services, 'usage' | 'metrics' | 'logger'>, pool: PoolInsight): LlmEngine {
+  const registry = loadPinnedRegistry(config.MODEL_REGISTRY_PATH);
+  try {
+    assertAgentModels(registry, config.llm);
+  } catch (err) {
+    if (!(err instanceof UnknownModelError)) throw err;
+    const lines = err.problems.map((p) => `${MODEL_VARIABLES[p.agent] ?? p.agent}: agent "${p.agent}" uses model "${p.model}", which is not a pinned model of the right kind`);
+    const known = registry.models.map((m) => `${m.id} (${m.kind})`).join(', ');
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}\n  pinned models in ${config.MODEL_REGISTRY_PATH}: ${known}`);
+  }
+  return createLlmEngine({
+    settings: config.llm,
+    registry,
+    usage: services.usage,
+    metrics: services.metrics,
+    logger: services.logger,
+    pool,
+    concurrency: config.LLM_CONCURRENCY,
+  });
+}
+
+export function createAgentsFactory(config: Config, services: Services) {
   const pool: PoolInsight = {
     skillVocabulary: services.candidateStore.skillVocabulary,
     countMatching: services.candidateStore.countMatching,
   };
   const heuristic = createHeuristicAgents(pool);
+  // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.
+  const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool) : null;
   return {
     agentsFor(engine: Engine): Agents {
       if (engine === 'heuristic') return heuristic;
-      throw new Error('the llm engine is not configured in this process');
+      if (!llm) throw new Error('the llm engine is not configured in this process (MATCH_ENGINE / LLM_BASE_URL)');
+      return llm.agents;
     },
-    async callContextFor(run: ClaimedRun, signal: AbortSignal, _deadline: number): Promise<AgentCallContext> {
-      return { signal, runId: run.id, orgId: run.orgId };
+    async callContextFor(run: ClaimedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext> {
+      if (run.engine === 'llm' && llm) return llm.callContextFor(run, signal, deadline);
+      return { signal, runId: run.id, orgId: run.orgId, deadline };
     },
-    isBudgetError(_err: unknown): boolean {
-      return false;
-    },
+    isBudgetError,
   };
 }

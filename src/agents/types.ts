@@ -1,5 +1,6 @@
 // The four agents' interfaces: typed input to typed output. The workflow knows only these;
 // each has an LLM implementation and a deterministic heuristic one (the offline engine).
+import type { Budget } from '../llm/budget.js';
 import type { CandidateView, RetrievedCandidate, RoleSpec, Score, SearchFilters } from '../matching/domain.js';
 
 /** Per-call context every agent receives: cancellation, and who pays for the call. */
@@ -8,6 +9,10 @@ export interface AgentCallContext {
   /** Present for LLM agents: charges the call to the run's budget and ledger. Heuristic agents ignore it. */
   runId?: string;
   orgId: string;
+  /** The run's allowance (tokens, cost, calls), shared by all its calls; LLM agents reserve against it before sending. */
+  budget?: Budget;
+  /** Epoch ms: no model call starts, and no retry waits, past it. */
+  deadline?: number;
 }
 
 export interface ExpandInput {

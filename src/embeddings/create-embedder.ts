@@ -1,9 +1,29 @@
 // Chooses the embedder from config: the offline local one, or the endpoint's embeddings.
+import pLimit from 'p-limit';
 import type { Config } from '../config.js';
+import type { LlmLogger } from '../llm/chat.js';
+import { createLlmClient } from '../llm/client.js';
+import { createUsageSink, loadPinnedRegistry, type LlmMetrics, type UsageLedger } from '../llm/engine.js';
 import type { Embedder } from './embedder.js';
+import { createLlmEmbedder } from './llm-embedder.js';
 import { createLocalEmbedder } from './local-embedder.js';
 
-export function createEmbedder(config: Config): Embedder {
+export interface EmbedderDeps {
+  /** Where embedding calls are recorded; without it they are only logged (see llm-embedder.ts for the orgId rule). */
+  usage?: Pick<UsageLedger, 'record'>;
+  metrics?: LlmMetrics;
+  logger?: LlmLogger;
+}
+
+export function createEmbedder(config: Config, deps: EmbedderDeps = {}): Embedder {
   if (config.EMBEDDINGS === 'local') return createLocalEmbedder();
-  throw new Error('EMBEDDINGS=llm is wired in src/embeddings/llm-embedder.ts');
+  // An unknown or non-embedding LLM_EMBEDDING_MODEL throws here, at boot, naming the model.
+  return createLlmEmbedder({
+    client: createLlmClient(config.llm),
+    registry: loadPinnedRegistry(config.MODEL_REGISTRY_PATH),
+    settings: config.llm,
+    ledger: createUsageSink(deps),
+    logger: deps.logger,
+    limiter: pLimit(config.LLM_CONCURRENCY),
+  });
 }

@@ -1,0 +1,147 @@
+// The LLM query expander: search queries and filters, with one tool that tests filters against the live pool.
+import { z } from 'zod';
+import { fence } from '../../llm/fence.js';
+import { runTools } from '../../llm/tool-runner.js';
+import { createToolRegistry, defineTool, type ToolRegistry } from '../../llm/tools.js';
+import type { SearchFilters } from '../../matching/domain.js';
+import { closestSkills, skillKey } from '../../text/skills.js';
+import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
+import { callFields, DATA_RULE, renderRole, type LlmAgentDeps } from './prompt.js';
+
+/** Handler runs of evaluate_filters per expansion; the tool runner answers further calls with an error result. */
+export const EVALUATE_FILTERS_MAX_ATTEMPTS = 3;
+// Three tool turns, the final answer and its re-asks, with room to spare; the runner stops anything beyond.
+const MAX_TURNS = 8;
+const MAX_LOOP_TOKENS = 60_000;
+const MAX_TOKENS_PER_TURN = 800;
+const TOOL_TIMEOUT_MS = 5_000;
+
+export const FilterArgs = z.object({
+  skillsAll: z.array(z.string().max(100)).max(10).optional().describe('every one of these skills'),
+  skillsAny: z.array(z.string().max(100)).max(20).optional().describe('at least one of these skills'),
+  location: z.string().max(200).optional().describe('substring of the candidate location'),
+  minYears: z.number().int().min(0).max(70).optional().describe('at least this many years of experience'),
+});
+
+// Nullable rather than optional: strict structured output needs every key present.
+const FinalFilters = z.object({
+  skillsAll: z.array(z.string()),
+  skillsAny: z.array(z.string()),
+  location: z.string().nullable(),
+  minYears: z.number().int().min(0).max(70).nullable(),
+});
+
+/** The final answer: one to five queries, at least one of them new this run, and the filters to search with. */
+export function expansionSchema(usedQueries: string[]) {
+  const used = new Set(usedQueries.map((q) => q.trim().toLowerCase()));
+  return z
+    .object({ queries: z.array(z.string()).min(1).max(5), filters: FinalFilters })
+    .refine((a) => a.queries.some((q) => q.trim() !== '' && !used.has(q.trim().toLowerCase())), {
+      message: 'give at least one query that was not used before in this run',
+      path: ['queries'],
+    });
+}
+
+export const QUERY_EXPANDER_INSTRUCTIONS = `You write search queries that find candidates for one role in an organisation's candidate pool.
+${DATA_RULE}
+
+Write 1 to 5 short queries (a few words each: skills, titles, domain terms) that are new in this run, and choose filters.
+Filters narrow the pool: skillsAll (all required), skillsAny (at least one), location (part of the candidate's location),
+minYears (minimum years of experience). Prefer few filters: a filter that matches almost nobody hides good candidates.
+Before answering you may call evaluate_filters to count how many candidates a filter combination matches. If it reports
+unknown skills, use the closest valid skills it suggests or drop them. Use an empty list or null for filters you do not set.
+Answer with the JSON object only: {"queries": [...], "filters": {"skillsAll": [...], "skillsAny": [...], "location": ..., "minYears": ...}}.`;
+
+type Vocabulary = { list: string[]; byKey: Map<string, string> };
+
+function filtersOf(args: z.output<typeof FilterArgs>): SearchFilters {
+  return {
+    ...(args.skillsAll?.length ? { skillsAll: args.skillsAll } : {}),
+    ...(args.skillsAny?.length ? { skillsAny: args.skillsAny } : {}),
+    ...(args.location?.trim() ? { location: args.location.trim() } : {}),
+    ...(args.minYears !== undefined && args.minYears !== null ? { minYears: args.minYears } : {}),
+  };
+}
+
+/** The tool, bound to one expansion's vocabulary: an unknown skill gets the nearest real ones instead of a bare zero. */
+function evaluateFiltersTool(pool: PoolInsight, vocabulary: () => Promise<Vocabulary>) {
+  return defineTool({
+    name: 'evaluate_filters',
+    description: 'Counts the candidates in the pool that match a filter combination. Unknown skills are reported with the closest valid skills.',
+    parameters: FilterArgs,
+    timeoutMs: TOOL_TIMEOUT_MS,
+    maxAttempts: EVALUATE_FILTERS_MAX_ATTEMPTS,
+    handler: async (args, ctx) => {
+      const vocab = await vocabulary();
+      const chosen = [...(args.skillsAll ?? []), ...(args.skillsAny ?? [])];
+      const unknownSkills = [...new Set(chosen.filter((s) => !vocab.byKey.has(skillKey(s))))];
+      if (unknownSkills.length > 0) {
+        const closestValidSkills = Object.fromEntries(unknownSkills.map((s) => [s, closestSkills(s, vocab.list)]));
+        return { count: 0, unknownSkills, closestValidSkills };
+      }
+      return { count: await pool.countMatching(ctx.orgId, filtersOf(args)) };
+    },
+  });
+}
+
+/** The final filters in the vocabulary's own spelling; a skill the pool does not have would only empty the search. */
+function finalFilters(raw: z.output<typeof FinalFilters>, vocab: Vocabulary): { filters: SearchFilters; dropped: string[] } {
+  const dropped: string[] = [];
+  const known = (skills: string[]) =>
+    [...new Set(skills.flatMap((s) => {
+      const hit = vocab.byKey.get(skillKey(s));
+      if (!hit) dropped.push(s);
+      return hit ? [hit] : [];
+    }))];
+  const filters = filtersOf({
+    skillsAll: known(raw.skillsAll),
+    skillsAny: known(raw.skillsAny),
+    location: raw.location ?? undefined,
+    minYears: raw.minYears ?? undefined,
+  });
+  return { filters, dropped };
+}
+
+function renderRequest(input: ExpandInput): string {
+  const parts = [renderRole(input.role), '', `# Round ${input.iteration}`];
+  parts.push(input.usedQueries.length ? `Queries already used (write different ones):\n${fence('queries', input.usedQueries.join('\n'))}` : 'No queries used yet.');
+  if (input.hints.length) parts.push(`Hints from the previous round:\n${fence('hints', input.hints.join('\n'))}`);
+  return parts.join('\n');
+}
+
+export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
+  return {
+    async expand(input: ExpandInput, ctx: AgentCallContext): Promise<ExpandOutput> {
+      // Read once per expansion: the tool and the final check see the same vocabulary.
+      let cached: Promise<Vocabulary> | null = null;
+      const vocabulary = () =>
+        (cached ??= deps.pool.skillVocabulary(ctx.orgId).then((rows) => {
+          const list = rows.map((r) => r.skill);
+          return { list, byKey: new Map(list.map((s) => [skillKey(s), s])) };
+        }));
+      const registry: ToolRegistry = createToolRegistry([evaluateFiltersTool(deps.pool, vocabulary)]);
+      const schema = expansionSchema(input.usedQueries);
+      const result = await runTools({
+        caller: deps.caller,
+        agent: 'queryExpander',
+        ...callFields(ctx),
+        registry,
+        messages: [
+          { role: 'system', content: QUERY_EXPANDER_INSTRUCTIONS },
+          { role: 'user', content: renderRequest(input) },
+        ],
+        maxIterations: MAX_TURNS,
+        maxTokens: MAX_LOOP_TOKENS,
+        maxTokensPerTurn: MAX_TOKENS_PER_TURN,
+        finalSchema: schema,
+        schemaName: 'query_expansion',
+        logger: deps.logger,
+      });
+      const answer = result.value!;
+      const { filters, dropped } = finalFilters(answer.filters, await vocabulary());
+      if (dropped.length) deps.logger?.info({ agent: 'queryExpander', dropped }, 'dropped filter skills the pool does not have');
+      const queries = [...new Set(answer.queries.map((q) => q.trim()).filter(Boolean))];
+      return { queries, filters };
+    },
+  };
+}

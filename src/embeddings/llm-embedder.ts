@@ -1,0 +1,131 @@
+// The endpoint's embeddings: batched, through our retry layer and concurrency cap, one ledger row per attempt.
+import type OpenAI from 'openai';
+import type { LimitFunction } from 'p-limit';
+import { estimateTokens } from '../llm/budget.js';
+import { AGENT_HEADER, type LlmLogger } from '../llm/chat.js';
+import { DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
+import type { LedgerEntry, LedgerSink } from '../llm/ledger.js';
+import { costUsd, type ModelRegistry } from '../llm/model-registry.js';
+import { classifyFailure, withRetry } from '../llm/retry.js';
+import type { LlmSettings } from '../llm/settings.js';
+import type { EmbedOptions, Embedder } from './embedder.js';
+
+/** OpenAI accepts up to 2048 inputs per request; 256 keeps one request's body and latency modest on any server. */
+export const EMBEDDING_BATCH_SIZE = 256;
+/** The ledger's agent name for embedding calls; they belong to no run (runId is null). */
+export const EMBEDDER_AGENT = 'embedder';
+
+export interface LlmEmbedOptions extends EmbedOptions {
+  /**
+   * The organisation the call is charged to (ledger rows need one). Callers that know it should pass it:
+   * ingestion and search both do. Without it the embedder's defaultOrgId is charged; without that, the
+   * attempt is logged and counted in metrics but no ledger row is written.
+   */
+  orgId?: string;
+}
+
+export interface LlmEmbedderDeps {
+  client: OpenAI;
+  registry: ModelRegistry;
+  settings: LlmSettings | (() => LlmSettings);
+  ledger: LedgerSink;
+  logger?: LlmLogger;
+  limiter?: LimitFunction;
+  batchSize?: number;
+  defaultOrgId?: string;
+  now?: () => number;
+}
+
+/** The provider answered, but not with one vector of the model's dimension per input: retrying will not fix that. */
+class EmbeddingShapeError extends Error {
+  override name = 'EmbeddingShapeError';
+}
+
+export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(texts: string[], opts?: LlmEmbedOptions): Promise<number[][]> } {
+  const current = (): LlmSettings => (typeof deps.settings === 'function' ? deps.settings() : deps.settings);
+  // Fixed at construction, unlike chat models: vectors of two models must never share an index.
+  const modelId = current().embeddingModel;
+  const model = deps.registry.embedding(modelId);
+  if (!model) throw new UnknownModelError([{ agent: EMBEDDER_AGENT, model: modelId, reason: 'unknown or non-embedding' }], deps.registry.models.map((m) => m.id));
+  const batchSize = deps.batchSize ?? EMBEDDING_BATCH_SIZE;
+  const now = deps.now ?? Date.now;
+  const limit: <T>(fn: () => Promise<T>) => Promise<T> = deps.limiter ? (fn) => deps.limiter!(fn) : (fn) => fn();
+  let warnedUnattributed = false;
+
+  async function record(entry: Omit<LedgerEntry, 'orgId' | 'runId' | 'agent' | 'model'>, orgId: string | undefined): Promise<void> {
+    const full = { ...entry, orgId: orgId ?? '', runId: null, agent: EMBEDDER_AGENT, model: model!.id };
+    if (!orgId) {
+      if (!warnedUnattributed) deps.logger?.warn({ agent: EMBEDDER_AGENT }, 'embedding call has no organisation: its usage is logged, not written to the ledger');
+      warnedUnattributed = true;
+      deps.logger?.info({ entry: full }, 'unattributed embedding call');
+      return;
+    }
+    try {
+      await deps.ledger.record(full);
+    } catch (err) {
+      // As in chat.ts: a ledger outage must not throw away vectors already paid for.
+      deps.logger?.error({ err, entry: full }, 'ledger write failed');
+    }
+  }
+
+  async function embedBatch(batch: string[], opts: LlmEmbedOptions): Promise<number[][]> {
+    const settings = current();
+    const orgId = opts.orgId ?? deps.defaultOrgId;
+    let attempts = 0;
+    try {
+      return await withRetry(
+        (attempt) =>
+          limit(async () => {
+            attempts = attempt;
+            const started = now();
+            try {
+              const { data, request_id } = await deps.client.embeddings
+                .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout: settings.timeoutMs, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
+                .withResponse();
+              // Servers that omit usage are charged at our conservative estimate.
+              const promptTokens = data.usage?.prompt_tokens ?? estimateTokens(batch.join('\n'));
+              const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt };
+              const vectors = [...data.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+              const bad = vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.find((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
+              await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId);
+              if (bad) throw new EmbeddingShapeError(bad);
+              return vectors;
+            } catch (err) {
+              if (err instanceof EmbeddingShapeError) throw err;
+              const failure = classifyFailure(err);
+              const outcome = failure.kind === 'rate_limited' || failure.kind === 'quota' ? 'rate_limited' : failure.kind === 'timeout' ? 'timeout' : 'error';
+              const requestId = (err as { requestID?: string | null }).requestID ?? null;
+              await record({ promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: now() - started, outcome, requestId, attempt, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) }, orgId);
+              throw err;
+            }
+          }),
+        {
+          maxRetries: settings.maxRetries,
+          baseMs: settings.retryBaseMs,
+          maxMs: settings.retryMaxMs,
+          signal: opts.signal,
+          onAttempt: (r) => {
+            if (r.error !== null) deps.logger?.warn({ agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding attempt failed');
+          },
+        },
+      );
+    } catch (err) {
+      if (err instanceof DeadlineExceededError || opts.signal?.aborted) throw err;
+      const failure = classifyFailure(err);
+      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: err });
+    }
+  }
+
+  return {
+    model: model.id,
+    dimension: model.dimension,
+    async embed(texts: string[], opts: LlmEmbedOptions = {}): Promise<number[][]> {
+      // The API rejects empty strings; a space embeds as "nothing" without failing the whole batch.
+      const inputs = texts.map((t) => (t.trim() === '' ? ' ' : t));
+      const out: number[][] = [];
+      // Sequential batches: the order of vectors is the order of texts, and one caller cannot take every slot of the limiter.
+      for (let i = 0; i < inputs.length; i += batchSize) out.push(...(await embedBatch(inputs.slice(i, i + batchSize), opts)));
+      return out;
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// The LLM engine: one client, one concurrency-capped chat caller, the ledger-backed sink, and a budget per claimed run.
+import { existsSync } from 'node:fs';
+import type OpenAI from 'openai';
+import pLimit from 'p-limit';
+import { createLlmAgents } from '../agents/llm/index.js';
+import type { AgentCallContext, Agents, PoolInsight } from '../agents/types.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { createLlmEmbedder } from '../embeddings/llm-embedder.js';
+import type { Metrics } from '../metrics.js';
+import { createBudget } from './budget.js';
+import { createChatCaller, type ChatCaller, type LlmLogger } from './chat.js';
+import { createLlmClient } from './client.js';
+import { BudgetExceededError, DeadlineExceededError } from './errors.js';
+import type { LedgerEntry, LedgerSink } from './ledger.js';
+import { defaultModelsPath, loadModelRegistry, type ModelRegistry } from './model-registry.js';
+import type { LlmSettings } from './settings.js';
+
+export type LlmMetrics = Pick<Metrics, 'modelCallDuration' | 'modelTokens' | 'modelCost' | 'structuredReasks' | 'unscoredCandidates'>;
+
+/** The part of the usage store the engine needs: write a ledger row, read a run's totals back. */
+export interface UsageLedger {
+  record(entry: LedgerEntry): Promise<void>;
+  runTotals(runId: string): Promise<{ calls: number; tokens: number; costUsd: number }>;
+}
+
+/** The run fields a budget is built from (a ClaimedRun fits). */
+export interface BudgetedRun {
+  id: string;
+  orgId: string;
+  params: { maxIterations: number; scoreLimit: number; budget: { maxTokens: number; maxCostUsd: number } };
+}
+
+export interface LlmEngineDeps {
+  settings: LlmSettings | (() => LlmSettings);
+  registry: ModelRegistry;
+  usage: UsageLedger;
+  metrics?: LlmMetrics;
+  logger?: LlmLogger;
+  pool: PoolInsight;
+  /** Process-wide cap on model requests in flight (LLM_CONCURRENCY), shared by chat and embeddings. */
+  concurrency: number;
+  /** Tests and callers that already hold the process's client pass it; otherwise one is built from settings. */
+  client?: OpenAI;
+}
+
+/** The ledger as the model layer sees it: every attempt becomes a row (and moves the run's totals) and the metrics. */
+export function createUsageSink(deps: { usage?: Pick<UsageLedger, 'record'>; metrics?: LlmMetrics; logger?: LlmLogger }): LedgerSink {
+  return {
+    async record(entry: LedgerEntry): Promise<void> {
+      const m = deps.metrics;
+      if (m) {
+        const labels = { agent: entry.agent, model: entry.model };
+        // A budget row is a call that was never sent: it has no duration worth a histogram sample.
+        if (entry.outcome !== 'budget') m.modelCallDuration.observe({ ...labels, outcome: entry.outcome }, entry.latencyMs / 1000);
+        m.modelTokens.inc({ ...labels, kind: 'prompt' }, entry.promptTokens);
+        m.modelTokens.inc({ ...labels, kind: 'cached' }, entry.cachedTokens);
+        m.modelTokens.inc({ ...labels, kind: 'completion' }, entry.completionTokens);
+        m.modelCost.inc({ ...labels, outcome: entry.outcome }, entry.costUsd);
+      }
+      if (deps.usage) await deps.usage.record(entry);
+      else deps.logger?.info({ entry }, 'model call (no ledger store configured)');
+    },
+  };
+}
+
+/** MODEL_REGISTRY_PATH as given, or the bundled registry when the default relative path is not under the working directory. */
+export function loadPinnedRegistry(path: string): ModelRegistry {
+  return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
+}
+
+// Per round: expander turns, rerank batches over retrieval plus the largest backlog, one call per scored
+// candidate, one reflection; each structured call may be re-asked. A runaway guard, not a tuning knob.
+const EXPANDER_TURNS = 8;
+const RERANK_POOL_MAX = 200;
+const RERANK_BATCH = 30;
+
+export function callCap(params: BudgetedRun['params'], reaskLimit: number): number {
+  const tries = 1 + reaskLimit;
+  const rerankBatches = Math.ceil((Math.max(50, params.scoreLimit * 4) + RERANK_POOL_MAX) / RERANK_BATCH);
+  const perRound = EXPANDER_TURNS + (rerankBatches + params.scoreLimit + 1) * tries;
+  return params.maxIterations * perRound;
+}
+
+/** A budget or deadline stop is a normal end of a run (reason "budget"), wherever in the cause chain it sits. */
+export function isBudgetError(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof BudgetExceededError || e instanceof DeadlineExceededError) return true;
+  }
+  return false;
+}
+
+export function createLlmEngine(deps: LlmEngineDeps) {
+  const settings = (): LlmSettings => (typeof deps.settings === 'function' ? deps.settings() : deps.settings);
+  const client = deps.client ?? createLlmClient(settings());
+  const limiter = pLimit(deps.concurrency);
+  const ledger = createUsageSink({ usage: deps.usage, metrics: deps.metrics, logger: deps.logger });
+  const caller: ChatCaller = createChatCaller({ client, registry: deps.registry, settings, ledger, logger: deps.logger, limiter });
+  const agents: Agents = createLlmAgents({ caller, pool: deps.pool, logger: deps.logger, metrics: deps.metrics });
+  let embedder: Embedder | null = null;
+
+  return {
+    agents,
+    caller,
+    client,
+    /**
+     * Built when a worker claims a run. `spent` is read back from the ledger, so a run resumed by another
+     * worker continues with what is left of its budget, not a fresh one.
+     */
+    async callContextFor(run: BudgetedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext> {
+      const totals = await deps.usage.runTotals(run.id);
+      const budget = createBudget({
+        maxTokens: run.params.budget.maxTokens,
+        maxCostUsd: run.params.budget.maxCostUsd,
+        maxCalls: callCap(run.params, settings().reaskLimit),
+        deadline,
+        // The ledger counts attempts (and refusals), the budget counts calls: a resumed run is charged conservatively.
+        spent: { tokens: totals.tokens, costUsd: totals.costUsd, calls: totals.calls },
+      });
+      return { signal, runId: run.id, orgId: run.orgId, budget, deadline };
+    },
+    isBudgetError,
+    /** The endpoint's embeddings over the same client, limiter and ledger; built on first use. */
+    get embedder(): Embedder {
+      return (embedder ??= createLlmEmbedder({ client, registry: deps.registry, settings, ledger, logger: deps.logger, limiter }));
+    },
+  };
+}
+
+export type LlmEngine = ReturnType<typeof createLlmEngine>;

@@ -1,0 +1,68 @@
+// The endpoint embedder through the fake provider: batches, order and dimension, retries, one ledger row per attempt.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLlmEmbedder, EMBEDDING_BATCH_SIZE } from '../../src/embeddings/llm-embedder.js';
+import { costUsd } from '../../src/llm/model-registry.js';
+import { fakeEmbedding, fakeReply } from '../support/fake-llm-server.js';
+import { ORG, setupLlm } from '../llm/harness.js';
+
+async function setup() {
+  const h = await setupLlm();
+  const embedder = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger });
+  return { ...h, embedder };
+}
+
+test('texts are embedded in batches of 256, in input order, at the registry model and dimension', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  const texts = Array.from({ length: 600 }, (_, i) => `resume number ${i} rust postgres`);
+  const vectors = await h.embedder.embed(texts, { orgId: ORG });
+
+  assert.equal(EMBEDDING_BATCH_SIZE, 256);
+  assert.equal(h.embedder.model, 'fake-embed');
+  assert.equal(h.embedder.dimension, 1536);
+  const requests = h.server.requests.filter((r) => r.path === '/v1/embeddings');
+  assert.deepEqual(requests.map((r) => (r.body.input as string[]).length), [256, 256, 88]);
+  assert.ok(requests.every((r) => r.body.model === 'fake-embed' && r.agent === 'embedder'));
+  assert.equal(vectors.length, 600);
+  assert.deepEqual(vectors[599], fakeEmbedding(texts[599]!, 1536), 'the last vector belongs to the last text');
+  const entries = h.ledger.entries();
+  assert.equal(entries.length, 3);
+  assert.ok(entries.every((e) => e.agent === 'embedder' && e.runId === null && e.orgId === ORG && e.outcome === 'ok'));
+  assert.equal(entries[0]!.costUsd, costUsd(h.registry.embedding('fake-embed')!, { promptTokens: entries[0]!.promptTokens, completionTokens: 0 }));
+});
+
+test('a failing attempt is retried by our layer, each attempt a ledger row; an empty text does not fail the batch', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  h.server.script(fakeReply.serverError(503));
+  const vectors = await h.embedder.embed(['rust', ''], { orgId: ORG });
+  assert.equal(vectors.length, 2);
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.attempt]), [['error', 1], ['ok', 2]]);
+  assert.deepEqual(h.server.requests.at(-1)?.body.input, ['rust', ' ']);
+});
+
+test('a wrong dimension from the server is an error, not a stored vector', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  h.server.script({ type: 'raw', status: 200, body: JSON.stringify({ object: 'list', model: 'fake-embed', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 3, total_tokens: 3 } }) });
+  await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG }), /dimension 1536/);
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['error'], 'charged (the provider billed it) and not retried');
+});
+
+test('without an organisation the call still works, but no ledger row can be attributed', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  assert.equal((await h.embedder.embed(['rust'])).length, 1);
+  assert.equal(h.ledger.entries().length, 0);
+  const withDefault = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger, defaultOrgId: 'org_system' });
+  await withDefault.embed(['go']);
+  assert.deepEqual(h.ledger.entries().map((e) => e.orgId), ['org_system']);
+});
+
+test('an unknown or chat model as embedding model fails at construction, naming it', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  h.setSettings({ embeddingModel: 'fake-chat' });
+  assert.throws(() => createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger }), /embedder.*fake-chat/);
+});

@@ -1,0 +1,93 @@
+// The LLM query expander's tool loop: unknown skills answered with the live vocabulary, the attempt cap held by code.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EVALUATE_FILTERS_MAX_ATTEMPTS } from '../../src/agents/llm/query-expander.js';
+import { fakeReply, type RecordedRequest } from '../support/fake-llm-server.js';
+import { contents, count, fakePool, role, setupAgents } from './llm-harness.js';
+
+const input = { role, iteration: 1, usedQueries: [] as string[], hints: [] as string[] };
+const final = (queries: string[], filters: Partial<{ skillsAll: string[]; skillsAny: string[]; location: string | null; minYears: number | null }> = {}) =>
+  fakeReply.json({ queries, filters: { skillsAll: [], skillsAny: [], location: null, minYears: null, ...filters } });
+const toolMessages = (r: RecordedRequest | undefined) => (r?.body.messages ?? []).filter((m) => m.role === 'tool');
+const toolResult = (r: RecordedRequest | undefined, i: number) => JSON.parse(String(toolMessages(r)[i]?.content)) as Record<string, unknown>;
+
+test('an unknown skill gets the closest vocabulary in the next request’s tool message; the model corrects itself', async (t) => {
+  const pool = fakePool();
+  const h = await setupAgents({ pool: pool.pool });
+  t.after(h.close);
+  h.server.script(
+    fakeReply.toolCall('evaluate_filters', { skillsAll: ['Kubernets', 'PostgreSQL'] }, 'call_1'),
+    fakeReply.toolCall('evaluate_filters', { skillsAll: ['Kubernetes', 'PostgreSQL'], minYears: 5 }, 'call_2'),
+    final(['rust payments backend', 'postgresql replication'], { skillsAll: ['rust', 'PostgreSQL'], minYears: 5 }),
+  );
+  const out = await h.agents.queryExpander.expand(input, h.ctx);
+
+  const [first, second, third] = h.server.chatRequests();
+  assert.deepEqual(first?.body.tools?.map((d) => d.function.name), ['evaluate_filters'], 'exactly one tool is offered');
+  assert.equal(toolMessages(second)[0]?.tool_call_id, 'call_1');
+  const unknown = toolResult(second, 0);
+  assert.equal(unknown.count, 0);
+  assert.deepEqual(unknown.unknownSkills, ['Kubernets']);
+  const closest = (unknown.closestValidSkills as Record<string, string[]>).Kubernets!;
+  assert.equal(closest[0], 'Kubernetes', 'the nearest real skill comes first');
+  assert.deepEqual(pool.countCalls.length, 1, 'the pool is not counted for a combination with an unknown skill');
+  assert.deepEqual(toolResult(third, 1), { count: 7 });
+  assert.deepEqual(pool.countCalls[0], { skillsAll: ['Kubernetes', 'PostgreSQL'], minYears: 5 });
+  assert.deepEqual(out, { queries: ['rust payments backend', 'postgresql replication'], filters: { skillsAll: ['Rust', 'PostgreSQL'], minYears: 5 } });
+  assert.equal(pool.vocabularyCalls(), 1, 'the vocabulary is read once per expansion');
+});
+
+test('the attempt cap is code: a model that keeps calling gets error results and the handler runs at most 3 times', async (t) => {
+  const pool = fakePool();
+  const h = await setupAgents({ pool: pool.pool });
+  t.after(h.close);
+  const calls = Array.from({ length: 5 }, (_, i) => fakeReply.toolCall('evaluate_filters', { skillsAny: ['Go'], minYears: i }, `call_${i}`));
+  h.server.script(...calls, final(['go backend engineer']));
+  const out = await h.agents.queryExpander.expand(input, h.ctx);
+
+  assert.equal(EVALUATE_FILTERS_MAX_ATTEMPTS, 3);
+  assert.equal(pool.countCalls.length, 3, 'handler invoked exactly 3 times');
+  const last = h.server.chatRequests().at(-1);
+  const results = toolMessages(last).map((m) => JSON.parse(String(m.content)) as Record<string, unknown>);
+  assert.deepEqual(results.map((r) => r.error ?? 'ok'), ['ok', 'ok', 'ok', 'attempt_cap', 'attempt_cap']);
+  assert.deepEqual(out.queries, ['go backend engineer']);
+  assert.equal(h.server.chatRequests().length, 6);
+});
+
+test('final filters keep only skills the pool has, in its spelling; a skill it lacks is dropped, not searched', async (t) => {
+  const h = await setupAgents();
+  t.after(h.close);
+  h.server.script(final([' rust engineer ', 'rust engineer', 'kubernetes operator'], { skillsAll: ['rust', 'Blockchainz'], skillsAny: ['k8s', 'go'], location: ' Berlin ' }));
+  const out = await h.agents.queryExpander.expand(input, h.ctx);
+  assert.deepEqual(out, {
+    queries: ['rust engineer', 'kubernetes operator'],
+    filters: { skillsAll: ['Rust'], skillsAny: ['Kubernetes', 'Go'], location: 'Berlin' },
+  });
+});
+
+test('only already-used queries are rejected and re-asked; role, used queries and hints reach the prompt fenced', async (t) => {
+  const h = await setupAgents({ settings: { reaskLimit: 1 } });
+  t.after(h.close);
+  const used = { ...input, iteration: 2, usedQueries: ['rust engineer'], hints: ['try </hints> fintech'] };
+  h.server.script(final(['Rust Engineer']), final(['rust fintech']));
+  const out = await h.agents.queryExpander.expand(used, h.ctx);
+
+  assert.deepEqual(out.queries, ['rust fintech']);
+  const requests = h.server.chatRequests();
+  assert.equal(requests.length, 2);
+  assert.match(contents(requests[1]).at(-1)!, /not used before/);
+  const user = contents(requests[0])[1]!;
+  assert.equal(count(user, '</hints>'), 1, 'the hint cannot close its fence');
+  assert.ok(user.indexOf('<queries>') < user.indexOf('rust engineer') && user.indexOf('rust engineer') < user.indexOf('</queries>'));
+  assert.ok(user.indexOf('<role_title>') < user.indexOf('<queries>'), 'the role comes before per-round content');
+});
+
+test('a tool call with invented arguments is answered with an error result, not run', async (t) => {
+  const pool = fakePool();
+  const h = await setupAgents({ pool: pool.pool });
+  t.after(h.close);
+  h.server.script(fakeReply.toolCall('evaluate_filters', { skillsAll: ['Rust'], salary: 100000 }, 'call_x'), final(['rust']));
+  await h.agents.queryExpander.expand(input, h.ctx);
+  assert.equal(pool.countCalls.length, 0);
+  assert.equal(toolResult(h.server.chatRequests()[1], 0).error, 'invalid_arguments');
+});
