@@ -1,0 +1,202 @@
+// The scorer's rules about the career rather than the role's vocabulary: seniority, impact, logistics, trajectory.
+import { SUBSCORE_BOUNDS, type SubscoreName } from '../../matching/domain.js';
+import { tokenize } from '../../text/tokenize.js';
+import type { Passage } from './resume-text.js';
+import { GENERIC_TERMS } from './role-terms.js';
+import type { RuleInput, RuleResult } from './scoring-rules.js';
+
+function bounded(name: SubscoreName, raw: number): number {
+  return Math.min(SUBSCORE_BOUNDS[name], Math.max(0, Math.round(raw)));
+}
+
+const support = (passages: Passage[]): RuleResult['support'] => passages.map((passage) => ({ passage, wanted: null }));
+
+// ---- seniority ----------------------------------------------------------------------------------
+
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, fifteen: 15, twenty: 20,
+};
+const STATED_YEARS_RE =
+  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s*\+?\s*(?:-\s*)?(years?|yrs?|months?)\b/gi;
+// A section heading: a short line naming a part of the resume ("Education:", "WORK EXPERIENCE").
+const HEADING_RE =
+  /^(?:[A-Za-z][A-Za-z &/]{2,38}:|(?:education|academics?|qualifications?|certifications?|courses?|training|(?:work |professional )?experience|employment(?: history)?|work history|skills|technical skills|projects|summary|profile|objective|achievements|kpis|awards|languages|interests|references)\s*:?)$/i;
+const EDUCATION_HEADING_RE = /\b(?:education|academic|qualifications?|certifications?|courses?|training)\b/i;
+const RANGE_RE =
+  /\b((?:19|20)\d{2})\s*(?:-|–|—|to|until|till)\s*(?:[A-Za-z]{3,9}\.?\s+)?((?:19|20)\d{2}|present|current|now|today|date)\b/gi;
+const EDUCATION_RE = /\b(?:bachelor|master|degree|university|college|school|diploma|b\.?sc?|m\.?sc?|ph\.?d|gpa|coursework|graduat\w*)\b/i;
+
+export interface YearsFound {
+  years: number;
+  from: 'field' | 'stated' | 'dates';
+  passages: Passage[];
+}
+
+/** Years of experience: the candidate's own field, else the larger of "N years" claims and merged date ranges. */
+export function candidateYears(input: RuleInput): YearsFound | null {
+  const { candidate, resume, referenceYear } = input;
+  if (candidate.yearsExperience !== null) return { years: candidate.yearsExperience, from: 'field', passages: [] };
+  let stated = -1;
+  let statedIn: Passage | null = null;
+  const ranges: Array<[number, number]> = [];
+  const rangePassages: Passage[] = [];
+  let inEducation = false;
+  for (const p of resume.passages) {
+    if (HEADING_RE.test(p.text)) inEducation = EDUCATION_HEADING_RE.test(p.text);
+    for (const m of p.text.matchAll(STATED_YEARS_RE)) {
+      const raw = (m[1] ?? '').toLowerCase();
+      const n = (NUMBER_WORDS[raw] ?? Number(raw)) / ((m[2] ?? '').toLowerCase().startsWith('month') ? 12 : 1);
+      if (n <= 45 && n > stated) {
+        stated = n;
+        statedIn = p;
+      }
+    }
+    // Study years are not work years.
+    if (inEducation || EDUCATION_RE.test(p.text)) continue;
+    for (const m of p.text.matchAll(RANGE_RE)) {
+      const start = Number(m[1]);
+      const endRaw = (m[2] ?? '').toLowerCase();
+      const end = /^\d+$/.test(endRaw) ? Number(endRaw) : referenceYear;
+      if (end < start || end > referenceYear + 1) continue;
+      ranges.push([start, Math.max(end, start)]);
+      if (rangePassages.length < 2) rangePassages.push(p);
+    }
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let cursor = -Infinity;
+  for (const [start, end] of ranges) {
+    const from = Math.max(start, cursor);
+    if (end > from) total += end - from;
+    cursor = Math.max(cursor, end);
+  }
+  if (stated < 0 && ranges.length === 0) return null;
+  return stated >= total
+    ? { years: stated, from: 'stated', passages: statedIn ? [statedIn] : [] }
+    : { years: total, from: 'dates', passages: rangePassages };
+}
+
+const SENIORITY_OPEN = 11;
+const SENIORITY_UNKNOWN = 9;
+
+export function seniorityRule(input: RuleInput): RuleResult {
+  const found = candidateYears(input);
+  const wanted = input.role.years;
+  if (wanted === null) {
+    // The role states no level, so any experience fits: the score only records that it is known.
+    const have = found === null ? 'years of experience unknown' : `${Math.round(found.years * 10) / 10} years`;
+    return { value: SENIORITY_OPEN, why: `${have}; the role states no level`, support: support(found?.passages ?? []) };
+  }
+  if (found === null) return { value: SENIORITY_UNKNOWN, why: 'years of experience unknown', support: [] };
+  const years = Math.round(found.years * 10) / 10;
+  const have = `${years} years (${found.from === 'field' ? 'profile' : found.from === 'stated' ? 'stated' : 'from dates'})`;
+  const asked = wanted.max !== null ? `${wanted.min}-${wanted.max}` : `${wanted.min}+`;
+  let value: number;
+  if (years >= wanted.min) value = wanted.max !== null && years > wanted.max + 5 ? 12 : 15;
+  else value = 3 + (12 * years) / Math.max(wanted.min, 1);
+  return { value: bounded('seniority', value), why: `${have} against ${asked} asked`, support: support(found.passages) };
+}
+
+// ---- impact -------------------------------------------------------------------------------------
+
+const QUANTITY_RE =
+  /\d+(?:\.\d+)?\s?%|[$€£₹]\s?\d|\b\d+(?:\.\d+)?\s?(?:x|k|m|mm|bn)\b|\b\d[\d,.]*\+?\s+(?:users|customers|clients|people|engineers|developers|members|reports|servers|stores|sites|websites|apps|applications|downloads|transactions|requests|projects)\b|\bteam of \d+|\bfrom \d+(?:\.\d+)? to \d+(?:\.\d+)?\b/i;
+const OUTCOME_RE =
+  /\b(?:increas|reduc|improv|decreas|sav|grew|grow|boost|cut|achiev|generat|deliver|led|lead|manag|launch|optimi[sz]|drove|driv|accelerat|exceed|won|award|rais|doubl|tripl|lower|shorten|scal)\w*/i;
+
+/** Share of a passage's specific words that are the role's own, saturating at five: 0..1. */
+function relevance(role: RuleInput['role'], passage: Passage): number {
+  let hits = 0;
+  for (const t of new Set(passage.tokens)) if (role.topical.has(t)) hits++;
+  return Math.min(1, hits / 5);
+}
+
+/** Without stated achievements impact is unknown, not absent: the neutral middle, moved up only by evidence. */
+const IMPACT_NEUTRAL = 6;
+
+export function impactRule({ role, resume }: RuleInput): RuleResult {
+  const quantified: Passage[] = [];
+  const qualitative: Passage[] = [];
+  let points = 0;
+  for (const p of resume.passages) {
+    if (!OUTCOME_RE.test(p.text)) continue;
+    // An achievement in the role's own work counts; one from unrelated work says little about this role.
+    const r = relevance(role, p);
+    if (QUANTITY_RE.test(p.text)) {
+      points += 3 * r;
+      quantified.push(p);
+    } else if (qualitative.length < 3) {
+      points += r;
+      qualitative.push(p);
+    }
+  }
+  const value = bounded('impact', IMPACT_NEUTRAL + points);
+  const why = `${quantified.length} quantified achievement${quantified.length === 1 ? '' : 's'}, ${qualitative.length} stated without numbers`;
+  return { value, why, support: support([...quantified, ...qualitative].slice(0, 2)) };
+}
+
+// ---- logistics ----------------------------------------------------------------------------------
+
+const LOCATION_LINE_RE = /^(?:location|based in|address|city|residence)\s*[:\-–]\s*(.{2,80})$/i;
+const RELOCATE_RE = /\b(?:relocat\w*|open to remote|remote[- ]friendly|willing to (?:move|travel)|work remotely|remote work)\b/i;
+
+export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResult {
+  if (role.locationTokens.length === 0) {
+    return { value: role.remoteOk ? 10 : 5, why: role.remoteOk ? 'remote role' : 'the role states no location', support: [] };
+  }
+  const line = resume.passages.find((p) => LOCATION_LINE_RE.test(p.text));
+  const where = candidate.location ?? (line ? (LOCATION_LINE_RE.exec(line.text)?.[1] ?? null) : null);
+  const here = where ? tokenize(where) : [];
+  const relocate = resume.passages.find((p) => RELOCATE_RE.test(p.text));
+  if (here.some((t) => role.locationTokens.includes(t))) {
+    return { value: 10, why: `located in ${where}`, support: support(line ? [line] : []) };
+  }
+  if (role.remoteOk) return { value: 9, why: 'remote role; location is no constraint', support: [] };
+  if (relocate) return { value: 7, why: 'open to relocation or remote work', support: support([relocate]) };
+  if (here.length === 0) {
+    const mention = resume.passages.find((p) => p.tokens.some((t) => role.locationTokens.includes(t)));
+    return mention
+      ? { value: 7, why: "mentions the role's location", support: support([mention]) }
+      : { value: 5, why: 'location unknown', support: [] };
+  }
+  return { value: 2, why: `located in ${where}, not the role's location`, support: support(line ? [line] : []) };
+}
+
+// ---- trajectory ---------------------------------------------------------------------------------
+
+const TITLE_NOUN_RE =
+  /\b(?:developer|engineer|administrator|admin|manager|analyst|architect|designer|consultant|specialist|scientist|programmer|lead|intern|director|head|officer|technician|tester|dba|devops)\b/i;
+const LEVELS: Array<[RegExp, number]> = [
+  [/\b(?:chief|vp|vice president|director|head of|cto)\b/i, 5],
+  [/\b(?:lead|principal|staff|architect|manager)\b/i, 4],
+  [/\b(?:senior|sr\.?)\b/i, 3],
+  [/\b(?:junior|jr\.?|associate|assistant|graduate)\b/i, 1],
+  [/\b(?:intern|internship|trainee|apprentice)\b/i, 0],
+];
+
+function level(title: string): number {
+  for (const [re, n] of LEVELS) if (re.test(title)) return n;
+  return 2;
+}
+
+export function trajectoryRule({ role, resume }: RuleInput): RuleResult {
+  // Job titles are short passages naming a job; resumes list the latest first.
+  const titles = resume.passages.filter((p) => p.text.length <= 90 && TITLE_NOUN_RE.test(p.text) && !/[.!?]$/.test(p.text)).slice(0, 6);
+  if (titles.length === 0) return { value: 5, why: 'no job titles found', support: [] };
+  const levels = titles.map((t) => level(t.text));
+  const latest = levels[0]!;
+  const earliest = levels[levels.length - 1]!;
+  // The role's line of work: its specific title words ("ios", "django"), else all of them.
+  const specific = role.titleTokens.filter((t) => !GENERIC_TERMS.has(t));
+  const line = specific.length > 0 ? specific : role.titleTokens;
+  const onRole = titles.filter((t) => line.some((x) => t.tokens.includes(x))).length;
+  let value = 5;
+  if (onRole > 0) value += 2;
+  if (latest > earliest) value += 2;
+  if (Math.max(...levels) >= 3) value += 1;
+  if (Math.max(...levels) === 0) value -= 2;
+  const steps = latest > earliest ? 'rising titles' : titles.length >= 2 ? 'steady titles' : 'one title';
+  const why = `${titles.length} job title${titles.length === 1 ? '' : 's'}, ${steps}${onRole ? `, ${onRole} in this line of work` : ''}`;
+  return { value: bounded('trajectory', value), why, support: support(titles.slice(0, 2)) };
+}

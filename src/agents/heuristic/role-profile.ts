@@ -1,0 +1,98 @@
+// A role read once for scoring: skills, title tokens, weighted description vocabulary, years asked for.
+import type { RoleSpec, Seniority } from '../../matching/domain.js';
+import { skillKey } from '../../text/skills.js';
+import { tokenize } from '../../text/tokenize.js';
+import { GENERIC_TERMS, descriptionTerms, roleSkills, type RoleSkills, type WeightedTerm } from './role-terms.js';
+
+export interface YearsWanted {
+  min: number;
+  max: number | null;
+}
+
+export interface RoleProfile {
+  skills: RoleSkills;
+  mustKeys: string[];
+  niceKeys: string[];
+  titleTokens: string[];
+  terms: WeightedTerm[];
+  termWeight: ReadonlyMap<string, number>;
+  totalTermWeight: number;
+  /** Adjacent description token pairs that are not both boilerplate: phrases a matching resume repeats. */
+  bigrams: ReadonlySet<string>;
+  /** Non-generic title and description tokens: what makes a passage about this role. */
+  topical: ReadonlySet<string>;
+  years: YearsWanted | null;
+  locationTokens: string[];
+  remoteOk: boolean;
+}
+
+const SENIORITY_YEARS: Record<Seniority, number> = { junior: 0, mid: 2, senior: 5, staff: 8, principal: 10 };
+const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+// "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor.
+const YEARS_RE = /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:\+|plus)?\s*(?:(?:-|–|to)\s*(\d{1,2})\s*)?\+?\s*(?:years?|yrs?)\b/gi;
+
+export function yearsAsked(text: string): YearsWanted | null {
+  let best: YearsWanted | null = null;
+  for (const m of text.matchAll(YEARS_RE)) {
+    const word = (m[1] ?? '').toLowerCase();
+    const min = NUMBER_WORDS[word] ?? Number(word);
+    if (!Number.isFinite(min) || min > 15) continue;
+    const max = m[2] === undefined ? null : Number(m[2]);
+    if (best === null || min > best.min) best = { min, max: max !== null && max >= min ? max : null };
+  }
+  return best;
+}
+
+function bigramsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of text.split(/[\n.;!?]+/)) {
+    const tokens = tokenize(line);
+    for (let i = 1; i < tokens.length; i++) {
+      const a = tokens[i - 1]!;
+      const b = tokens[i]!;
+      if (GENERIC_TERMS.has(a) && GENERIC_TERMS.has(b)) continue;
+      out.add(`${a} ${b}`);
+    }
+  }
+  return out;
+}
+
+function buildProfile(role: RoleSpec): RoleProfile {
+  const skills = roleSkills(role);
+  const terms = descriptionTerms(role);
+  const titleTokens = [...new Set(tokenize(role.title))];
+  const stated = role.minYearsExperience !== null ? { min: role.minYearsExperience, max: null } : yearsAsked(role.description);
+  const floor = role.seniority ? SENIORITY_YEARS[role.seniority] : null;
+  let years: YearsWanted | null = stated;
+  if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: null };
+  const topical = new Set([...titleTokens, ...terms.map((t) => t.term)].filter((t) => !GENERIC_TERMS.has(t)));
+  return {
+    skills,
+    mustKeys: skills.must.map(skillKey),
+    niceKeys: skills.nice.map(skillKey),
+    titleTokens,
+    terms,
+    termWeight: new Map(terms.map((t) => [t.term, t.weight])),
+    totalTermWeight: terms.reduce((sum, t) => sum + t.weight, 0),
+    bigrams: bigramsOf(role.description),
+    topical,
+    years,
+    locationTokens: role.location ? [...new Set(tokenize(role.location))] : [],
+    remoteOk: role.remote === true,
+  };
+}
+
+// Scoring a batch reads the same role many times; a small cache keyed by the role's content keeps it cheap
+// without depending on object identity.
+const CACHE_SIZE = 32;
+const cache = new Map<string, RoleProfile>();
+
+export function roleProfile(role: RoleSpec): RoleProfile {
+  const key = JSON.stringify(role);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const profile = buildProfile(role);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, profile);
+  return profile;
+}
