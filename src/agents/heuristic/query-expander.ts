@@ -11,7 +11,6 @@ export const MIN_FILTER_MATCHES = 20;
 const CORE_SKILLS = 6;
 const CORE_TERMS = 5;
 const TERMS_PER_QUERY = 6;
-const MAX_QUERIES_PER_ROUND = 2;
 
 /** Comparison form of a query: "iOS  Developer" and "ios developer" are the same search. */
 export function queryKey(query: string): string {
@@ -95,8 +94,10 @@ export function createHeuristicQueryExpander(pool: PoolInsight): QueryExpander {
       const plans = planSearches(role, iteration > 1 ? hints : [], vocabulary).filter(fresh);
       const queries: string[] = [];
       const seen = new Set<string>();
+      // One new search per round keeps later rounds supplied; the reflector's hints ride along as a second.
+      const wanted = iteration > 1 && plans.some((p) => p.kind === 'hints') ? 2 : 1;
       for (const plan of plans) {
-        if (queries.length >= (iteration <= 1 ? 1 : MAX_QUERIES_PER_ROUND)) break;
+        if (queries.length >= wanted) break;
         const key = queryKey(plan.query);
         if (key === '' || seen.has(key)) continue;
         seen.add(key);

@@ -28,7 +28,7 @@ const GENERIC_TEXT = `experience experienced work working works worked job role 
   certification certifications university college graduate graduated present current inc corporation ltd corp
   january february march april may june july august september october november december
   hire hiring apply applicant applicants employer employee employees opportunity equal
-  one two three four five six seven eight nine ten first second need needed needs get make makes take`;
+  one two three four five six seven eight nine ten first second need needed needs get make makes take nice`;
 
 export const GENERIC_TERMS: ReadonlySet<string> = new Set(tokenize(GENERIC_TEXT));
 
@@ -136,9 +136,10 @@ export function keyTermsAsWritten(role: RoleSpec, covered: ReadonlySet<string> =
 /** Role terms a search has not tried yet, in the order worth trying: nice-to-haves, must-haves, then key terms. */
 export function unusedRoleTerms(role: RoleSpec, usedQueries: string[]): string[] {
   const used = new Set(usedQueries.flatMap((q) => tokenize(q)));
+  const usedSkills = new Set(usedQueries.flatMap((q) => extractSkills(q)).map(skillKey));
   const fresh = (phrase: string) => {
     const tokens = tokenize(phrase);
-    return tokens.length > 0 && tokens.some((t) => !used.has(t));
+    return tokens.length > 0 && !usedSkills.has(skillKey(phrase)) && tokens.some((t) => !used.has(t));
   };
   const { must, nice } = roleSkills(role);
   const skills = [...nice, ...must].filter(isSearchableSkill);
