@@ -1,7 +1,7 @@
 // The scorer's rules about the career rather than the role's vocabulary: seniority, impact, logistics, trajectory.
 import { SUBSCORE_BOUNDS, type SubscoreName } from '../../matching/domain.js';
 import { tokenize } from '../../text/tokenize.js';
-import type { Passage } from './resume-text.js';
+import type { Passage, ResumeText } from './resume-text.js';
 import { GENERIC_TERMS } from './role-terms.js';
 import type { RuleInput, RuleResult } from './scoring-rules.js';
 
@@ -10,6 +10,36 @@ function bounded(name: SubscoreName, raw: number): number {
 }
 
 const support = (passages: Passage[]): RuleResult['support'] => passages.map((passage) => ({ passage, wanted: null }));
+
+// ---- job titles ---------------------------------------------------------------------------------
+
+const TITLE_NOUN_RE =
+  /\b(?:developer|engineer|administrator|admin|manager|analyst|architect|designer|consultant|specialist|scientist|programmer|lead|intern|director|head|officer|technician|tester|dba|devops)\b/i;
+const LEVELS: Array<[RegExp, number]> = [
+  [/\b(?:chief|vp|vice president|director|head of|cto)\b/i, 5],
+  [/\b(?:lead|principal|staff|architect|manager)\b/i, 4],
+  [/\b(?:senior|sr\.?)\b/i, 3],
+  [/\b(?:junior|jr\.?|associate|assistant|graduate)\b/i, 1],
+  [/\b(?:intern|internship|trainee|apprentice)\b/i, 0],
+];
+
+function level(title: string): number {
+  for (const [re, n] of LEVELS) if (re.test(title)) return n;
+  return 2;
+}
+
+// "Flutter Developer Certification", "BSc Software Engineering": credentials, not jobs held.
+const NOT_A_JOB_RE = /\b(?:certifi\w*|certificate|course|degree|bachelor\w*|master's|masters|diploma|university|college|b\.?sc|m\.?sc)\b/i;
+
+/** Job titles: short passages naming a job, latest first as resumes list them. */
+export function jobTitles(resume: ResumeText): Passage[] {
+  return resume.passages
+    .filter((p) => p.text.length <= 90 && TITLE_NOUN_RE.test(p.text) && !/[.!?]$/.test(p.text) && !NOT_A_JOB_RE.test(p.text))
+    .slice(0, 6);
+}
+
+// What a title says about years when the resume states none: "Senior" means about five.
+const YEARS_BY_LEVEL: Record<number, number | null> = { 0: 0, 1: 1, 2: null, 3: 5, 4: 7, 5: 10 };
 
 // ---- seniority ----------------------------------------------------------------------------------
 
@@ -29,7 +59,7 @@ const EDUCATION_RE = /\b(?:bachelor|master|degree|university|college|school|dipl
 
 export interface YearsFound {
   years: number;
-  from: 'field' | 'stated' | 'dates';
+  from: 'field' | 'stated' | 'dates' | 'titles';
   passages: Passage[];
 }
 
@@ -71,7 +101,13 @@ export function candidateYears(input: RuleInput): YearsFound | null {
     if (end > from) total += end - from;
     cursor = Math.max(cursor, end);
   }
-  if (stated < 0 && ranges.length === 0) return null;
+  if (stated < 0 && ranges.length === 0) {
+    const titles = jobTitles(resume);
+    const levels = titles.map((t) => level(t.text));
+    const top = levels.length > 0 ? Math.max(...levels) : 2;
+    const implied = YEARS_BY_LEVEL[top] ?? null;
+    return implied === null ? null : { years: implied, from: 'titles', passages: [titles[levels.indexOf(top)]!] };
+  }
   return stated >= total
     ? { years: stated, from: 'stated', passages: statedIn ? [statedIn] : [] }
     : { years: total, from: 'dates', passages: rangePassages };
@@ -90,7 +126,8 @@ export function seniorityRule(input: RuleInput): RuleResult {
   }
   if (found === null) return { value: SENIORITY_UNKNOWN, why: 'years of experience unknown', support: [] };
   const years = Math.round(found.years * 10) / 10;
-  const have = `${years} years (${found.from === 'field' ? 'profile' : found.from === 'stated' ? 'stated' : 'from dates'})`;
+  const source = { field: 'profile', stated: 'stated', dates: 'from dates', titles: 'implied by job titles' }[found.from];
+  const have = `${years} years (${source})`;
   const asked = wanted.max !== null ? `${wanted.min}-${wanted.max}` : `${wanted.min}+`;
   let value: number;
   if (years >= wanted.min) value = wanted.max !== null && years > wanted.max + 5 ? 12 : 15;
@@ -165,24 +202,8 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
 
 // ---- trajectory ---------------------------------------------------------------------------------
 
-const TITLE_NOUN_RE =
-  /\b(?:developer|engineer|administrator|admin|manager|analyst|architect|designer|consultant|specialist|scientist|programmer|lead|intern|director|head|officer|technician|tester|dba|devops)\b/i;
-const LEVELS: Array<[RegExp, number]> = [
-  [/\b(?:chief|vp|vice president|director|head of|cto)\b/i, 5],
-  [/\b(?:lead|principal|staff|architect|manager)\b/i, 4],
-  [/\b(?:senior|sr\.?)\b/i, 3],
-  [/\b(?:junior|jr\.?|associate|assistant|graduate)\b/i, 1],
-  [/\b(?:intern|internship|trainee|apprentice)\b/i, 0],
-];
-
-function level(title: string): number {
-  for (const [re, n] of LEVELS) if (re.test(title)) return n;
-  return 2;
-}
-
 export function trajectoryRule({ role, resume }: RuleInput): RuleResult {
-  // Job titles are short passages naming a job; resumes list the latest first.
-  const titles = resume.passages.filter((p) => p.text.length <= 90 && TITLE_NOUN_RE.test(p.text) && !/[.!?]$/.test(p.text)).slice(0, 6);
+  const titles = jobTitles(resume);
   if (titles.length === 0) return { value: 5, why: 'no job titles found', support: [] };
   const levels = titles.map((t) => level(t.text));
   const latest = levels[0]!;

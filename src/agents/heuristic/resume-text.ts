@@ -27,12 +27,14 @@ export function isInstruction(passage: string): boolean {
   return INSTRUCTION_PATTERNS.some((re) => re.test(passage));
 }
 
+const SENTENCE_END_RE = /(?<=[.!?])(?<!\b(?:Sr|Jr|Mr|Mrs|Ms|Dr|Prof|St|Inc|Ltd|Co|No|Nos|vs|etc|approx|e\.g|i\.e)\.)\s+(?=[A-Z(["'])/;
+
 /** Lines, then sentences within long lines; each an exact, trimmed substring of text. */
 function splitPassages(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\r?\n/)) {
-    // A sentence ends at . ! ? followed by space and a capital or an opening bracket: "Node.js" and "e.g. x" stay whole.
-    for (const sentence of line.split(/(?<=[.!?])\s+(?=[A-Z(["'])/)) {
+    // A sentence ends at . ! ? followed by space and a capital or an opening bracket: "Node.js" and "Sr. Engineer" stay whole.
+    for (const sentence of line.split(SENTENCE_END_RE)) {
       const trimmed = sentence.trim();
       if (trimmed !== '') out.push(trimmed);
     }
