@@ -31,14 +31,31 @@ const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4
 // "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor.
 const YEARS_RE = /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:\+|plus)?\s*(?:(?:-|–|to)\s*(\d{1,2})\s*)?\+?\s*(?:years?|yrs?)\b/gi;
 
+// Years that are about something else: a bond, a contract, a salary period, a posting date.
+const NOT_EXPERIENCE_RE = /\b(?:bond|contract|duration|stipend|salary|probation|notice|warranty|ago|published|posted|old|age)\b/i;
+const EXPERIENCE_RE = /\b(?:experience|exp|expertise|background|track record|hands[- ]on)\b/i;
+
+/** The years a role asks for: matches in an experience context win; bonds and contract lengths never count. */
 export function yearsAsked(text: string): YearsWanted | null {
   let best: YearsWanted | null = null;
-  for (const m of text.matchAll(YEARS_RE)) {
-    const word = (m[1] ?? '').toLowerCase();
-    const min = NUMBER_WORDS[word] ?? Number(word);
-    if (!Number.isFinite(min) || min > 15) continue;
-    const max = m[2] === undefined ? null : Number(m[2]);
-    if (best === null || min > best.min) best = { min, max: max !== null && max >= min ? max : null };
+  let bestInContext = false;
+  let section = '';
+  for (const line of text.split(/\r?\n/)) {
+    if (/:\s*$/.test(line.trim())) section = line;
+    if (NOT_EXPERIENCE_RE.test(line)) continue;
+    const inContext = EXPERIENCE_RE.test(line) || EXPERIENCE_RE.test(section);
+    for (const m of line.matchAll(YEARS_RE)) {
+      const word = (m[1] ?? '').toLowerCase();
+      const min = NUMBER_WORDS[word] ?? Number(word);
+      if (!Number.isFinite(min) || min > 15) continue;
+      const max = m[2] === undefined ? null : Number(m[2]);
+      const wanted = { min, max: max !== null && max >= min ? max : null };
+      // Prefer a stated experience requirement; among equals, the larger floor.
+      if (best === null || (inContext && !bestInContext) || (inContext === bestInContext && min > best.min)) {
+        best = wanted;
+        bestInContext = inContext;
+      }
+    }
   }
   return best;
 }
