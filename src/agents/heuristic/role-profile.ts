@@ -2,7 +2,7 @@
 import type { RoleSpec, Seniority } from '../../matching/domain.js';
 import { skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
-import { GENERIC_TERMS, descriptionTerms, roleSkills, type RoleSkills, type WeightedTerm } from './role-terms.js';
+import { GENERIC_TERMS, descriptionTerms, roleSkills, surfaceForms, type RoleSkills, type WeightedTerm } from './role-terms.js';
 
 export interface YearsWanted {
   min: number;
@@ -24,6 +24,8 @@ export interface RoleProfile {
   years: YearsWanted | null;
   locationTokens: string[];
   remoteOk: boolean;
+  /** A token or token pair as the role wrote it ("mobil app" -> "mobile apps"), for rationales people read. */
+  asWritten: (tokens: string) => string;
 }
 
 const SENIORITY_YEARS: Record<Seniority, number> = { junior: 0, mid: 2, senior: 5, staff: 8, principal: 10 };
@@ -82,6 +84,7 @@ function buildProfile(role: RoleSpec): RoleProfile {
   const floor = role.seniority ? SENIORITY_YEARS[role.seniority] : null;
   let years: YearsWanted | null = stated;
   if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: null };
+  let surface: Map<string, string> | null = null;
   const topical = new Set([...titleTokens, ...terms.map((t) => t.term)].filter((t) => !GENERIC_TERMS.has(t)));
   return {
     skills,
@@ -96,6 +99,10 @@ function buildProfile(role: RoleSpec): RoleProfile {
     years,
     locationTokens: role.location ? [...new Set(tokenize(role.location))] : [],
     remoteOk: role.remote === true,
+    asWritten: (tokens) => {
+      const forms = surface ?? (surface = surfaceForms(`${role.title}\n${role.description}`));
+      return tokens.split(' ').map((t) => forms.get(t) ?? t).join(' ');
+    },
   };
 }
 

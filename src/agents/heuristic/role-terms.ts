@@ -111,7 +111,7 @@ const SOFT_SKILLS = new Set(['communication', 'leadership', 'problem solving', '
 export const isSearchableSkill = (skill: string): boolean => !SOFT_SKILLS.has(skillKey(skill));
 
 /** The description's words as written, keyed by their token: searches and hints read better than stems. */
-function surfaceForms(text: string): Map<string, string> {
+export function surfaceForms(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const m of text.matchAll(/[\p{L}][\p{L}\p{N}.#+-]*/gu)) {
     const word = m[0].replace(/[.-]+$/, '');

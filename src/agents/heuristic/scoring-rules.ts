@@ -84,13 +84,16 @@ export function hardSkillsRule({ role, candidate, resume }: RuleInput): RuleResu
   let why: string;
   if (must.length > 0 || nice.length > 0) {
     skillShare = must.length > 0 && nice.length > 0 ? 0.75 * m.share + 0.25 * n.share : must.length > 0 ? m.share : n.share;
-    why = `${m.found.length}/${must.length} required and ${n.found.length}/${nice.length} nice-to-have skills`;
+    const missing = must.filter((x) => !m.found.includes(x)).slice(0, 3);
+    why =
+      `${m.found.length}/${must.length} required and ${n.found.length}/${nice.length} nice-to-have skills` +
+      (missing.length > 0 ? ` (missing ${missing.join(', ')}${must.length - m.found.length > missing.length ? ', …' : ''})` : '');
   } else {
     // No skill the vocabulary knows: the role's heaviest specific terms stand in for skills.
     const key = role.terms.filter((x) => !GENERIC_TERMS.has(x.term)).slice(0, 12).map((x) => x.term);
     found = key.filter((x) => resume.tokens.has(x));
     skillShare = key.length > 0 ? found.length / key.length : 0;
-    why = `${found.length}/${key.length} of the role's key terms`;
+    why = `${found.length}/${key.length} of the role's key terms${found.length ? ` (${found.slice(0, 3).map(role.asWritten).join(', ')})` : ''}`;
   }
   const phrases = phraseCoverage(role, resume);
   const title = titleFit(role, resume);
@@ -101,7 +104,7 @@ export function hardSkillsRule({ role, candidate, resume }: RuleInput): RuleResu
       POINTS.title * title,
   );
   const titleWhy = title === 1 ? 'the role title appears' : title > 0 ? 'part of the role title appears' : 'the role title does not appear';
-  const phraseWhy = `${phrases.found.length}/${role.bigrams.size} of its key phrases${phrases.found.length ? ` (${phrases.found.slice(0, 3).join(', ')})` : ''}`;
+  const phraseWhy = `${phrases.found.length}/${role.bigrams.size} of its key phrases${phrases.found.length ? ` (${phrases.found.slice(0, 3).map(role.asWritten).join(', ')})` : ''}`;
   const foundTokens = found.flatMap((s) => tokenize(s));
   return {
     value,
@@ -154,7 +157,7 @@ export function domainRule({ role, resume }: RuleInput): RuleResult {
   if (role.terms.length === 0) return { value: bounded('domain', 10), why: 'the role has no description to compare with', support: [] };
   const { coverage, focus, fit, matched } = domainOverlap(role, resume);
   const value = bounded('domain', 20 * Math.min(1, fit / DOMAIN_SATURATION));
-  const top = matched.slice(0, 5);
+  const top = matched.slice(0, 5).map(role.asWritten);
   const why =
     `repeats ${Math.round(100 * coverage)}% of the role's vocabulary and phrasing${top.length ? ` (${top.join(', ')})` : ''}; ` +
     `${Math.round(100 * focus)}% of the resume's own vocabulary is the role's`;
