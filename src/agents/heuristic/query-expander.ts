@@ -9,7 +9,7 @@ import { isSearchableSkill, keyTermsAsWritten, roleSkills } from './role-terms.j
 /** A filter matching fewer candidates than this is dropped: a starved search is worse than an unfiltered one. */
 export const MIN_FILTER_MATCHES = 20;
 const CORE_SKILLS = 6;
-const CORE_TERMS = 5;
+const CORE_TERMS = 12;
 const TERMS_PER_QUERY = 6;
 
 /** Comparison form of a query: "iOS  Developer" and "ios developer" are the same search. */

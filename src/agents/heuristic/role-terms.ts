@@ -28,7 +28,8 @@ const GENERIC_TEXT = `experience experienced work working works worked job role 
   certification certifications university college graduate graduated present current inc corporation ltd corp
   january february march april may june july august september october november december
   hire hiring apply applicant applicants employer employee employees opportunity equal
-  one two three four five six seven eight nine ten first second need needed needs get make makes take nice`;
+  one two three four five six seven eight nine ten first second need needed needs get make makes take nice
+  description job title published ago vacancy status`;
 
 export const GENERIC_TERMS: ReadonlySet<string> = new Set(tokenize(GENERIC_TEXT));
 
