@@ -120,7 +120,7 @@ export function seniorityRule(input: RuleInput): RuleResult {
   const found = candidateYears(input);
   const wanted = input.role.years;
   if (wanted === null) {
-    // The role states no level, so any experience fits: the score only records that it is known.
+    // The role states no level, so any experience fits and every candidate gets the same value.
     const have = found === null ? 'years of experience unknown' : `${Math.round(found.years * 10) / 10} years`;
     return { value: SENIORITY_OPEN, why: `${have}; the role states no level`, support: support(found?.passages ?? []) };
   }
@@ -197,7 +197,9 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
       ? { value: 7, why: "mentions the role's location", support: support([mention]) }
       : { value: 5, why: 'location unknown', support: [] };
   }
-  return { value: 2, why: `located in ${where}, not the role's location`, support: support(line ? [line] : []) };
+  // An on-site role rules out elsewhere; a role silent about remote work leaves a little room.
+  const value = role.onSite ? 2 : 3;
+  return { value, why: `located in ${where}, not the role's location`, support: support(line ? [line] : []) };
 }
 
 // ---- trajectory ---------------------------------------------------------------------------------

@@ -24,11 +24,15 @@ export interface RoleProfile {
   years: YearsWanted | null;
   locationTokens: string[];
   remoteOk: boolean;
+  /** The role says explicitly that it is not remote. */
+  onSite: boolean;
   /** A token or token pair as the role wrote it ("mobil app" -> "mobile apps"), for rationales people read. */
   asWritten: (tokens: string) => string;
 }
 
 const SENIORITY_YEARS: Record<Seniority, number> = { junior: 0, mid: 2, senior: 5, staff: 8, principal: 10 };
+// A junior role is not a fit for a principal: past this (plus slack) experience counts as over-qualified.
+const JUNIOR_MAX_YEARS = 3;
 const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 // "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor.
 const YEARS_RE = /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:\+|plus)?\s*(?:(?:-|–|to)\s*(\d{1,2})\s*)?\+?\s*(?:years?|yrs?)\b/gi;
@@ -83,7 +87,7 @@ function buildProfile(role: RoleSpec): RoleProfile {
   const stated = role.minYearsExperience !== null ? { min: role.minYearsExperience, max: null } : yearsAsked(role.description);
   const floor = role.seniority ? SENIORITY_YEARS[role.seniority] : null;
   let years: YearsWanted | null = stated;
-  if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: null };
+  if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: role.seniority === 'junior' ? JUNIOR_MAX_YEARS : null };
   let surface: Map<string, string> | null = null;
   const topical = new Set([...titleTokens, ...terms.map((t) => t.term)].filter((t) => !GENERIC_TERMS.has(t)));
   return {
@@ -99,6 +103,7 @@ function buildProfile(role: RoleSpec): RoleProfile {
     years,
     locationTokens: role.location ? [...new Set(tokenize(role.location))] : [],
     remoteOk: role.remote === true,
+    onSite: role.remote === false,
     asWritten: (tokens) => {
       const forms = surface ?? (surface = surfaceForms(`${role.title}\n${role.description}`));
       return tokens.split(' ').map((t) => forms.get(t) ?? t).join(' ');

@@ -1,5 +1,5 @@
-// The heuristic scorer's six rules: each reads the role profile and the kept resume passages and returns
-// a sub-score within its bound, a reason, and the passages it rests on.
+// The scorer's fit rules, hard skills and domain, and the shapes every rule shares; the career rules
+// (seniority, impact, logistics, trajectory) live in career-rules.ts.
 import { SUBSCORE_BOUNDS, type CandidateView, type SubscoreName } from '../../matching/domain.js';
 import { extractSkills, normalizeSkills, relatedSkills, skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
