@@ -41,7 +41,6 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
     },
     requestIdHeader: false,
-    disableRequestLogging: false,
     ajv: { customOptions: { removeAdditional: false } },
     // Deeply nested or huge JSON is refused by the parser and the schemas, never by a crash.
     forceCloseConnections: true,
@@ -72,6 +71,8 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
         connectSrc: ["'self'"],
+        // Plain-http deployments (a LAN address) must not have their own assets upgraded to https.
+        upgradeInsecureRequests: null,
       },
     },
   });

@@ -2,9 +2,6 @@
 import { z } from 'zod';
 import { parseLlmSettings, type LlmSettings } from './llm/settings.js';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const list = z
   .string()

@@ -18,8 +18,7 @@ export const CandidateInputSchema = z
     skills: SkillList.optional().describe('Extracted from the resume when absent.'),
     resume: text(1, 100_000).describe('Markdown or plain text.'),
   })
-  .strict()
-  .meta({ id: 'CandidateInput' });
+  .strict();
 
 export type CandidateInput = z.infer<typeof CandidateInputSchema>;
 

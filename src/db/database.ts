@@ -28,6 +28,8 @@ export interface DatabaseOptions {
   /** How long a query may wait for a free connection before failing. */
   connectionTimeoutMs?: number;
   loadDataDir?: Blob;
+  /** Connections the embedded server accepts (other processes may share it over the socket). */
+  embeddedMaxConnections?: number;
 }
 
 // Counts and sums come back as numbers, not strings: they are small enough here.
@@ -46,7 +48,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   } else {
     embedded = await startEmbedded({
       dataDir: opts.dataDir,
-      maxConnections: opts.poolMax + 8,
+      maxConnections: opts.embeddedMaxConnections ?? opts.poolMax + 8,
       ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
     });
     poolConfig = { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' };

@@ -14,8 +14,7 @@ export const RoleInputSchema = z
     seniority: z.enum(SENIORITIES).optional(),
     minYearsExperience: z.number().int().min(0).max(70).optional(),
   })
-  .strict()
-  .meta({ id: 'RoleInput' });
+  .strict();
 
 export type RoleInput = z.infer<typeof RoleInputSchema>;
 

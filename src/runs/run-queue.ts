@@ -203,13 +203,16 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       });
     },
 
-    /** Hands a run back (shutdown): the next worker may claim it at once, and this claim does not count as a failed attempt. */
-    async release(runId: string): Promise<void> {
+    /**
+     * Hands a run back so the next worker may claim it at once. On shutdown the claim does not count
+     * as an attempt; after a failure it does (so a run that always fails reaches the attempt cap).
+     */
+    async release(runId: string, opts: { countAttempt: boolean }): Promise<void> {
       await db.query(
         `UPDATE matching_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second',
-           attempts = greatest(attempts - 1, 0), version = version + 1
+           attempts = CASE WHEN $3 THEN attempts ELSE greatest(attempts - 1, 0) END, version = version + 1
          WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
-        [runId, workerId],
+        [runId, workerId, opts.countAttempt],
       );
     },
 

@@ -147,7 +147,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         return;
       }
       if (active.abortReason === 'shutdown') {
-        await queue.release(run.id);
+        await queue.release(run.id, { countAttempt: false });
         runLog.info('handed back on shutdown');
         return;
       }
@@ -162,8 +162,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       runLog.error({ err: describe(cause) }, 'run failed');
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
-        await queue.release(run.id);
         await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: describe(cause) });
+        await queue.release(run.id, { countAttempt: true });
         return;
       }
       await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, { title: (cause as Error).name ?? 'Error', detail: (cause as Error).message ?? String(cause) }, runLog);

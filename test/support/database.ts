@@ -40,11 +40,17 @@ export async function migratedDump(): Promise<Blob> {
 }
 
 /** A fresh, migrated, empty embedded database. */
-export async function createTestDatabase(opts: { poolMax?: number; connectionTimeoutMs?: number } = {}): Promise<Database> {
+export async function createTestDatabase(opts: { poolMax?: number; connectionTimeoutMs?: number; embeddedMaxConnections?: number } = {}): Promise<Database> {
   return openDatabase({
     dataDir: 'memory://',
     poolMax: opts.poolMax ?? 5,
     loadDataDir: await migratedDump(),
     ...(opts.connectionTimeoutMs ? { connectionTimeoutMs: opts.connectionTimeoutMs } : {}),
+    ...(opts.embeddedMaxConnections ? { embeddedMaxConnections: opts.embeddedMaxConnections } : {}),
   });
+}
+
+/** A connection string other processes can use to reach a test database's embedded server. */
+export function socketUrl(db: Database): string {
+  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(db.embedded!.socketDir)}`;
 }
