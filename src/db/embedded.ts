@@ -46,7 +46,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
     // A private directory per process: a stale socket can never be someone else's.
     const socketDir = await mkdtemp(path.join(tmpdir(), 'talent-matcher-pg-'));
     const server = new PGLiteSocketServer({
-      db: pglite,
+      db: extendedProtocolAware(pglite),
       path: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
       maxConnections: opts.maxConnections,
     });
@@ -66,6 +66,46 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
     await releaseLock();
     throw err;
   }
+}
+
+// Wire-protocol message types that end an extended-protocol sequence (Sync), or stand alone (Query, Terminate).
+const SEQUENCE_END = new Set(['S'.charCodeAt(0), 'Q'.charCodeAt(0), 'X'.charCodeAt(0)]);
+const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.charCodeAt(0)));
+
+/**
+ * pglite-socket interleaves messages of different connections one by one, unless PGlite is inside
+ * a transaction. The extended protocol (Parse, Bind, Execute ... Sync) is a sequence too: another
+ * connection's Parse between our Parse and Bind replaces the unnamed statement ("bind message
+ * supplies 5 parameters, but prepared statement requires 1"). So an open sequence is reported as
+ * an open transaction, which makes the socket server serve that connection alone until its Sync.
+ * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
+ */
+function extendedProtocolAware(pglite: PGlite): PGlite {
+  let sequenceOpen = false;
+  return new Proxy(pglite, {
+    get(target, prop) {
+      if (prop === 'isInTransaction') return () => sequenceOpen || target.isInTransaction();
+      if (prop === 'execProtocolRawStream') {
+        return (message: Uint8Array, opts: Parameters<PGlite['execProtocolRawStream']>[1]) => {
+          const type = message[0]!;
+          if (SEQUENCE_PART.has(type)) sequenceOpen = true;
+          else if (SEQUENCE_END.has(type)) sequenceOpen = false;
+          return target.execProtocolRawStream(message, opts);
+        };
+      }
+      if (prop === 'exec') {
+        return async (query: string, opts?: Parameters<PGlite['exec']>[1]) => {
+          if (/^\s*ROLLBACK\s*$/i.test(query)) {
+            sequenceOpen = false;
+            if (!target.isInTransaction()) return [];
+          }
+          return target.exec(query, opts);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /**
