@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { candidate } from '../support/fixtures.js';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
+
+let rt: TestRuntime;
+before(async () => {
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+});
+after(() => rt.close());
+
+async function upsert(candidates: unknown[]) {
+  return rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates } });
+}
+
+async function count(table: string): Promise<number> {
+  return (await rt.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+}
+
+test('upsert reports created, then unchanged without new embedding work, then updated', async () => {
+  const first = await upsert([candidate('u1'), candidate('u2')]);
+  assert.equal(first.statusCode, 200);
+  assert.deepEqual(first.json().items.map((i: { status: string }) => i.status), ['created', 'created']);
+  const vectorsBefore = await rt.db.query<{ created_at: Date }>("SELECT created_at FROM candidate_embeddings ORDER BY created_at");
+
+  const again = await upsert([candidate('u1'), candidate('u2')]);
+  assert.deepEqual(again.json().items.map((i: { status: string }) => i.status), ['unchanged', 'unchanged']);
+  assert.deepEqual(again.json().items.map((i: { id: string }) => i.id), first.json().items.map((i: { id: string }) => i.id));
+  const vectorsAfter = await rt.db.query<{ created_at: Date }>("SELECT created_at FROM candidate_embeddings ORDER BY created_at");
+  assert.deepEqual(vectorsAfter.rows, vectorsBefore.rows, 'unchanged candidates are not re-embedded');
+
+  const changed = await upsert([candidate('u1', { resume: 'Now a Rust engineer working on embedded systems.' }), candidate('u2')]);
+  assert.deepEqual(changed.json().items.map((i: { status: string }) => i.status), ['updated', 'unchanged']);
+  const got = await rt.app!.inject({ url: `/v1/candidates/${changed.json().items[0].id}`, headers: rt.auth() });
+  assert.equal(got.json().resume, 'Now a Rust engineer working on embedded systems.');
+  assert.equal(got.json().embeddingModel, 'local-hash-v1');
+});
+
+test('one invalid item rejects the whole batch, lists its path, and writes nothing', async () => {
+  const before = await count('candidates');
+  const res = await upsert([candidate('ok-1'), candidate('bad', { resume: '' }), candidate('bad2', { yearsExperience: 99 })]);
+  assert.equal(res.statusCode, 400);
+  const paths = res.json().errors.map((e: { path: string }) => e.path);
+  assert.ok(paths.some((p: string) => p.includes('candidates.1.resume')), JSON.stringify(paths));
+  assert.ok(paths.some((p: string) => p.includes('candidates.2.yearsExperience')), JSON.stringify(paths));
+  assert.equal(await count('candidates'), before);
+});
+
+test('skills are normalised, or extracted from the resume when absent', async () => {
+  const res = await upsert([
+    candidate('s1', { skills: ['k8s', 'JS', 'postgres', 'Kubernetes'] }),
+    candidate('s2', { resume: 'Engineer using Golang, Kubernetes and React daily.' }),
+  ]);
+  const [a, b] = res.json().items;
+  const ga = (await rt.app!.inject({ url: `/v1/candidates/${a.id}`, headers: rt.auth() })).json();
+  const gb = (await rt.app!.inject({ url: `/v1/candidates/${b.id}`, headers: rt.auth() })).json();
+  assert.deepEqual(ga.skills, ['Kubernetes', 'JavaScript', 'PostgreSQL']);
+  for (const s of ['Go', 'Kubernetes', 'React']) assert.ok(gb.skills.includes(s), `${s} in ${gb.skills}`);
+});
+
+test('raw PII stays in its columns; the scrubbed text carries none of it', async () => {
+  const res = await upsert([
+    candidate('pii', {
+      name: 'Grace Hopper',
+      email: 'grace.hopper@navy.example',
+      phone: '+1 202 555 0143',
+      resume: 'Grace Hopper\ngrace.hopper@navy.example | +1 202 555 0143 | https://linkedin.com/in/gracehopper\nGrace led the COBOL compiler team.',
+    }),
+  ]);
+  const id = res.json().items[0].id;
+  const row = (await rt.db.query<{ scrubbed_text: string }>('SELECT scrubbed_text FROM candidates WHERE id = $1', [id])).rows[0]!;
+  for (const pii of ['Grace', 'Hopper', 'grace.hopper', '555 0143', 'linkedin.com']) {
+    assert.ok(!row.scrubbed_text.includes(pii), `${pii} scrubbed from ${row.scrubbed_text}`);
+  }
+  assert.match(row.scrubbed_text, /COBOL compiler/);
+  const got = (await rt.app!.inject({ url: `/v1/candidates/${id}`, headers: rt.auth() })).json();
+  assert.equal(got.email, 'grace.hopper@navy.example', 'the candidate route returns raw PII to its owner');
+});
+
+test('list is cursor-paginated, newest first, without resume text', async () => {
+  await upsert(Array.from({ length: 5 }, (_, i) => candidate(`page-${i}`)));
+  const seen = new Set<string>();
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const url: string = `/v1/candidates?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await rt.app!.inject({ url, headers: rt.auth() });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.ok(body.items.length <= 3);
+    for (const item of body.items) {
+      assert.equal(item.resume, undefined);
+      assert.ok(!seen.has(item.id), 'no item twice');
+      seen.add(item.id);
+    }
+    cursor = body.nextCursor;
+    pages++;
+  } while (cursor && pages < 20);
+  assert.equal(seen.size, await count('candidates'));
+  const bad = await rt.app!.inject({ url: '/v1/candidates?cursor=not-a-cursor', headers: rt.auth() });
+  assert.equal(bad.statusCode, 400);
+});
+
+test('delete erases the candidate, its text and its vector; a second delete is 404', async () => {
+  const id = (await upsert([candidate('gone')])).json().items[0].id;
+  const del = await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${id}`, headers: rt.auth() });
+  assert.equal(del.statusCode, 204);
+  assert.equal((await rt.db.query('SELECT 1 FROM candidates WHERE id = $1', [id])).rowCount, 0);
+  assert.equal((await rt.db.query('SELECT 1 FROM candidate_embeddings WHERE candidate_id = $1', [id])).rowCount, 0);
+  assert.equal((await rt.app!.inject({ url: `/v1/candidates/${id}`, headers: rt.auth() })).statusCode, 404);
+  assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${id}`, headers: rt.auth() })).statusCode, 404);
+});
+
+test('roles: create 201 with Location, get, list; bad seniority is 400', async () => {
+  const res = await rt.app!.inject({
+    method: 'POST',
+    url: '/v1/roles',
+    headers: rt.auth(),
+    payload: { title: 'Staff engineer', description: 'Go and k8s', mustHaveSkills: ['golang', 'k8s'], seniority: 'staff' },
+  });
+  assert.equal(res.statusCode, 201);
+  const role = res.json();
+  assert.equal(res.headers.location, `/v1/roles/${role.id}`);
+  assert.deepEqual(role.mustHaveSkills, ['Go', 'Kubernetes']);
+  assert.equal((await rt.app!.inject({ url: `/v1/roles/${role.id}`, headers: rt.auth() })).json().title, 'Staff engineer');
+  assert.ok((await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() })).json().items.some((r: { id: string }) => r.id === role.id));
+  const bad = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'x', description: 'y', seniority: 'wizard' } });
+  assert.equal(bad.statusCode, 400);
+});

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+test('defaults follow the operating contract', () => {
+  const c = loadConfig({});
+  assert.equal(c.PORT, 3000);
+  assert.equal(c.HOST, '127.0.0.1');
+  assert.equal(c.DATA_DIR, './.data');
+  assert.equal(c.PROCESS_ROLE, 'all');
+  assert.equal(c.MATCH_ENGINE, 'auto');
+  assert.equal(c.engine, 'heuristic', 'auto without an endpoint is the heuristic engine');
+  assert.equal(c.EMBEDDINGS, 'local');
+  assert.equal(c.LOG_LEVEL, 'info');
+  assert.equal(c.DATABASE_URL, undefined);
+});
+
+test('auto picks the llm engine when an endpoint is configured', () => {
+  assert.equal(loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' }).engine, 'llm');
+});
+
+test('a bad value stops the boot with a message naming the variable', () => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ PROCESS_ROLE: 'both' }, /PROCESS_ROLE/],
+    [{ MATCH_ENGINE: 'gpt' }, /MATCH_ENGINE/],
+    [{ EMBEDDINGS: 'remote' }, /EMBEDDINGS/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ DATABASE_URL: 'not a url' }, /DATABASE_URL/],
+    [{ MATCH_ENGINE: 'llm' }, /MATCH_ENGINE.*LLM_BASE_URL/],
+    [{ RUN_LEASE_MS: '1000', RUN_HEARTBEAT_MS: '900' }, /RUN_HEARTBEAT_MS/],
+  ];
+  for (const [env, pattern] of cases) {
+    assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));
+  }
+});
+
+test('empty strings count as unset', () => {
+  assert.equal(loadConfig({ DATABASE_URL: '', PORT: '' }).PORT, 3000);
+});

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
+
+let rt: TestRuntime;
+before(async () => {
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+});
+after(() => rt.close());
+
+const PROBLEM = 'application/problem+json';
+
+test('healthz and readyz answer without a key', async () => {
+  assert.equal((await rt.app!.inject({ url: '/healthz' })).statusCode, 200);
+  const ready = await rt.app!.inject({ url: '/readyz' });
+  assert.equal(ready.statusCode, 200);
+  assert.deepEqual(ready.json(), { status: 'ready' });
+});
+
+test('/v1 routes refuse a missing, malformed, unknown or revoked key with a 401 problem', async () => {
+  const attempts = [
+    {},
+    { authorization: 'Basic dXNlcjpwYXNz' },
+    { authorization: 'Bearer ' },
+    { authorization: 'Bearer tm_0000000000_unknown-key-unknown-key' },
+  ];
+  for (const headers of attempts) {
+    const res = await rt.app!.inject({ url: '/v1/candidates', headers });
+    assert.equal(res.statusCode, 401, JSON.stringify(headers));
+    assert.match(res.headers['content-type'] as string, /application\/problem\+json/);
+    assert.equal(res.json().status, 401);
+    assert.equal(res.headers['www-authenticate'], 'Bearer');
+  }
+  const created = await rt.services.apiKeys.create('acme');
+  assert.equal((await rt.app!.inject({ url: '/v1/candidates', headers: rt.auth(created.key) })).statusCode, 200);
+  assert.equal(await rt.services.apiKeys.revoke(created.prefix), true);
+  const revoked = await rt.app!.inject({ url: '/v1/candidates', headers: rt.auth(created.key) });
+  assert.equal(revoked.statusCode, 401, 'revocation takes effect on the next request');
+});
+
+test('an unknown route is a 404 problem document', async () => {
+  const res = await rt.app!.inject({ url: '/v1/nothing-here', headers: rt.auth() });
+  assert.equal(res.statusCode, 404);
+  assert.match(res.headers['content-type'] as string, new RegExp(PROBLEM.replace('+', '\\+')));
+  const body = res.json();
+  assert.equal(body.status, 404);
+  assert.equal(body.title, 'Not found');
+  assert.ok(body.type && body.detail);
+});
+
+test('validation errors list the failing paths', async () => {
+  const res = await rt.app!.inject({
+    method: 'POST',
+    url: '/v1/roles',
+    headers: rt.auth(),
+    payload: { title: '', description: 'x', seniority: 'wizard', orgId: 'someone-else' },
+  });
+  assert.equal(res.statusCode, 400);
+  const body = res.json();
+  assert.equal(body.status, 400);
+  const paths = body.errors.map((e: { path: string }) => e.path);
+  assert.ok(paths.some((p: string) => p.includes('title')), JSON.stringify(paths));
+  assert.ok(paths.some((p: string) => p.includes('seniority')), JSON.stringify(paths));
+  assert.ok(body.errors.every((e: { message: string }) => typeof e.message === 'string' && e.message.length > 0));
+  assert.equal((await rt.db.query('SELECT count(*)::int AS n FROM roles')).rows[0]!.n, 0, 'nothing written');
+});
+
+test('the OpenAPI document lists every path of the contract', async () => {
+  const res = await rt.app!.inject({ url: '/docs/json' });
+  assert.equal(res.statusCode, 200);
+  const doc = res.json();
+  assert.match(doc.openapi, /^3\./);
+  const contract: Array<[string, string]> = [
+    ['post', '/v1/candidates'],
+    ['get', '/v1/candidates'],
+    ['get', '/v1/candidates/{id}'],
+    ['delete', '/v1/candidates/{id}'],
+    ['post', '/v1/roles'],
+    ['get', '/v1/roles'],
+    ['get', '/v1/roles/{id}'],
+    ['post', '/v1/matching-runs'],
+    ['post', '/v1/roles/{id}/matching-runs'],
+    ['get', '/v1/matching-runs'],
+    ['get', '/v1/matching-runs/{id}'],
+    ['get', '/v1/matching-runs/{id}/events'],
+    ['post', '/v1/matching-runs/{id}/cancel'],
+    ['get', '/v1/matching-runs/{id}/trace'],
+    ['get', '/v1/usage'],
+    ['get', '/healthz'],
+    ['get', '/readyz'],
+    ['get', '/metrics'],
+  ];
+  for (const [method, path] of contract) {
+    assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`);
+  }
+  const run = doc.components.schemas.MatchingRun;
+  for (const field of ['id', 'roleId', 'status', 'engine', 'progress', 'stop', 'usage', 'shortlist', 'error']) {
+    assert.ok(run.properties[field], `MatchingRun.${field}`);
+  }
+  assert.equal((await rt.app!.inject({ url: '/docs' })).statusCode < 400, true);
+});
+
+test('metrics are Prometheus text', async () => {
+  const res = await rt.app!.inject({ url: '/metrics' });
+  assert.equal(res.statusCode, 200);
+  assert.match(res.headers['content-type'] as string, /text\/plain/);
+  assert.match(res.body, /# TYPE process_cpu_user_seconds_total counter/);
+  assert.match(res.body, /db_pool_connections\{state="total"\}/);
+});
+
+test('while shutting down new requests get 503', async () => {
+  rt.services.lifecycle.closing = true;
+  try {
+    const res = await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() });
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.json().status, 503);
+  } finally {
+    rt.services.lifecycle.closing = false;
+  }
+});

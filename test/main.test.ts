@@ -1,0 +1,71 @@
+// The real entry point in a child process: boots on the embedded database, serves, and exits 0 on SIGTERM.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, and the data dir is locked while up', async () => {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-main-'));
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    const deadline = Date.now() + 60_000;
+    let ready = false;
+    while (!ready && Date.now() < deadline) {
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+      if (!ready) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(ready, `service became ready:\n${out}`);
+    const key = /created for organisation "default" \(shown only now\): (\S+)/.exec(out)?.[1];
+    assert.ok(key, 'a first key was generated and printed once');
+    const res = await fetch(`http://127.0.0.1:${port}/v1/roles`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200);
+
+    // The CLI refuses to open the same embedded database while the service holds it.
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-api-key', '--org', 'x'], {
+      cwd: ROOT,
+      env: { ...env, LOG_LEVEL: 'error' },
+    });
+    let cliErr = '';
+    cli.stderr.on('data', (d) => (cliErr += d));
+    const cliCode = await new Promise((resolve) => cli.on('exit', resolve));
+    assert.equal(cliCode, 1);
+    assert.match(cliErr, /in use by process/);
+
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    const jsonLines = out.split('\n').filter((l) => l.startsWith('{'));
+    assert.ok(jsonLines.length > 0);
+    assert.ok(jsonLines.every((l) => !l.includes(key)), 'the key is not in any log line');
+
+    // Stopped: the CLI works on the same data directory, printing the key alone on the last line.
+    const cli2 = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-api-key', '--org', 'acme'], { cwd: ROOT, env });
+    let cliOut = '';
+    cli2.stdout.on('data', (d) => (cliOut += d));
+    assert.equal(await new Promise((resolve) => cli2.on('exit', resolve)), 0);
+    assert.match(cliOut.trim().split('\n').at(-1)!, /^tm_[a-z0-9]{10}_\S+$/);
+  } finally {
+    child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Agents } from '../../src/agents/types.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { gate, startTestWorker } from '../support/worker.js';
+
+let rt: TestRuntime;
+before(async () => {
+  // No built-in worker: each test starts the worker it needs.
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
+  assert.equal(res.statusCode, 200);
+});
+after(() => rt.close());
+
+async function withWorker<T>(opts: Parameters<typeof startTestWorker>[1], fn: () => Promise<T>): Promise<T> {
+  const worker = startTestWorker(rt, opts);
+  try {
+    return await fn();
+  } finally {
+    await worker.stop(2000);
+  }
+}
+
+async function startRun(body: unknown, headers: Record<string, string> = {}) {
+  return rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: { ...rt.auth(), ...headers }, payload: body as object });
+}
+
+async function poll(id: string) {
+  return (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
+}
+
+async function finished(id: string) {
+  return waitFor(async () => {
+    const run = await poll(id);
+    return ['succeeded', 'failed', 'cancelled'].includes(run.status) ? run : null;
+  }, 30_000, `run ${id} to finish`);
+}
+
+function slowReranker(g: { opened: Promise<void> }) {
+  return (agents: Agents): Agents => ({
+    ...agents,
+    reranker: { rerank: async (input, ctx) => (await g.opened, agents.reranker.rerank(input, ctx)) },
+  });
+}
+
+test('POST 202 with Location, then polling reaches succeeded with a valid, ranked shortlist', async () => {
+  await withWorker({}, async () => {
+    const res = await startRun({ role: GO_ROLE, maxIterations: 2, scoreThreshold: 60, targetStrong: 3, scoreLimit: 5 });
+    assert.equal(res.statusCode, 202);
+    const run = res.json();
+    assert.equal(res.headers.location, `/v1/matching-runs/${run.id}`);
+    assert.ok(['queued', 'running'].includes(run.status));
+    assert.equal(run.engine, 'heuristic');
+    assert.ok(res.headers.etag);
+    const done = await finished(run.id);
+    assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
+    assert.ok(['target_reached', 'reflector', 'max_iterations', 'exhausted'].includes(done.stop.reason));
+    assert.ok(done.shortlist.length > 0);
+    const totals = done.shortlist.map((e: { totalScore: number }) => e.totalScore);
+    assert.deepEqual(totals, [...totals].sort((a, b) => b - a), 'ranked by total score');
+    for (const [i, e] of done.shortlist.entries()) {
+      assert.equal(e.rank, i + 1);
+      const sum = Object.values(e.subscores as Record<string, number>).reduce((a, b) => a + b, 0);
+      assert.equal(e.totalScore, Math.min(100, sum), 'the total is the sum of the parts');
+      for (const ev of e.evidence) assert.equal(typeof ev.verified, 'boolean');
+    }
+    assert.equal(done.shortlist[0].externalId, 'c1', 'the Go/Kubernetes engineer ranks first');
+    assert.equal(done.progress.candidatesScored, done.shortlist.length);
+    assert.equal(done.usage.llmCalls, 0, 'the heuristic engine makes no model calls');
+    assert.ok(done.startedAt && done.finishedAt);
+  });
+});
+
+test('ETag: 304 while nothing changed, a new tag once the run moved; Retry-After only while unfinished', async () => {
+  const g = gate();
+  await withWorker({ wrap: slowReranker(g) }, async () => {
+    const run = (await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json();
+    const polled = await waitFor(async () => {
+      const r = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: rt.auth() });
+      return r.json().status === 'running' && r.json().progress.candidatesSeen > 0 ? r : null;
+    });
+    assert.ok(Number(polled.headers['retry-after']) >= 1, 'unfinished runs carry a polling hint');
+    const same = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: { ...rt.auth(), 'if-none-match': polled.headers.etag as string } });
+    assert.equal(same.statusCode, 304);
+    assert.equal(same.body, '');
+    g.open();
+    const done = await finished(run.id);
+    const moved = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: { ...rt.auth(), 'if-none-match': polled.headers.etag as string } });
+    assert.equal(moved.statusCode, 200, 'the tag changed as the run progressed');
+    assert.equal(moved.headers['retry-after'], undefined, 'a finished run has no polling hint');
+    const settled = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: { ...rt.auth(), 'if-none-match': moved.headers.etag as string } });
+    assert.equal(settled.statusCode, 304);
+  });
+});
+
+test('events page oldest first with after= and nextCursor', async () => {
+  const run = await withWorker({}, async () => finished((await startRun({ role: GO_ROLE, maxIterations: 2, scoreLimit: 3, targetStrong: 50 })).json().id));
+  const all: Array<{ seq: number; type: string }> = [];
+  let url = `/v1/matching-runs/${run.id}/events?after=0&limit=4`;
+  for (let pages = 0; pages < 50; pages++) {
+    const body = (await rt.app!.inject({ url, headers: rt.auth() })).json();
+    all.push(...body.items);
+    if (!body.nextCursor) break;
+    url = `/v1/matching-runs/${run.id}/events?limit=4&cursor=${body.nextCursor}`;
+  }
+  assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1), 'contiguous, oldest first');
+  const types = all.map((e) => e.type);
+  for (const t of ['run.queued', 'run.started', 'iteration.started', 'queries.expanded', 'candidates.retrieved', 'candidates.reranked', 'candidate.scored', 'run.stopped']) {
+    assert.ok(types.includes(t), `${t} in ${types.join(',')}`);
+  }
+  assert.equal(types.at(-1), 'run.stopped');
+  const tail = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?after=${all.length - 1}`, headers: rt.auth() })).json();
+  assert.deepEqual(tail.items.map((e: { seq: number }) => e.seq), [all.length]);
+});
+
+test('cancel: a running run stops at the next boundary keeping what it had; a finished run answers 409', async () => {
+  const g = gate();
+  await withWorker({ wrap: slowReranker(g) }, async () => {
+    const run = (await startRun({ role: GO_ROLE, maxIterations: 3, scoreLimit: 3 })).json();
+    await waitFor(async () => (await poll(run.id)).status === 'running');
+    const cancel = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${run.id}/cancel`, headers: rt.auth() });
+    assert.equal(cancel.statusCode, 202);
+    g.open();
+    const done = await finished(run.id);
+    assert.equal(done.status, 'cancelled');
+    assert.equal(done.stop.reason, 'cancelled');
+    const again = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${run.id}/cancel`, headers: rt.auth() });
+    assert.equal(again.statusCode, 409);
+    assert.equal(again.json().status, 409);
+  });
+});
+
+test('a queued run is cancelled at once', async () => {
+  const run = (await startRun({ role: GO_ROLE })).json();
+  const res = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${run.id}/cancel`, headers: rt.auth() });
+  assert.equal(res.statusCode, 202);
+  assert.equal(res.json().status, 'cancelled');
+});
+
+test('10 simultaneous POSTs with one Idempotency-Key start one run; another body with the key is 422', async () => {
+  const body = { role: { ...GO_ROLE, title: 'Idempotent role' }, maxIterations: 1 };
+  const runsBefore = (await rt.db.query<{ n: number }>('SELECT count(*)::int AS n FROM matching_runs')).rows[0]!.n;
+  const rolesBefore = (await rt.db.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
+  const answers = await Promise.all(Array.from({ length: 10 }, () => startRun(body, { 'idempotency-key': 'same-key-1' })));
+  for (const a of answers) assert.equal(a.statusCode, 202, a.body);
+  assert.equal(new Set(answers.map((a) => a.json().id)).size, 1, 'one run for all ten');
+  assert.equal((await rt.db.query<{ n: number }>('SELECT count(*)::int AS n FROM matching_runs')).rows[0]!.n, runsBefore + 1);
+  assert.equal((await rt.db.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n, rolesBefore + 1, 'one inline role stored');
+  const other = await startRun({ ...body, maxIterations: 2 }, { 'idempotency-key': 'same-key-1' });
+  assert.equal(other.statusCode, 422);
+  assert.equal(other.json().status, 422);
+  // Leave the queue empty for the tests that follow.
+  await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${answers[0]!.json().id}/cancel`, headers: rt.auth() });
+});
+
+test('a run whose worker died is resumed from its checkpoint without re-scoring anyone', async () => {
+  const scoredBy = new Map<string, string[]>();
+  const tally = (who: string) => (agents: Agents): Agents => ({
+    ...agents,
+    scorer: {
+      score: async (input, ctx) => {
+        const list = scoredBy.get(input.candidate.id) ?? [];
+        list.push(who);
+        scoredBy.set(input.candidate.id, list);
+        // The first worker "dies" after two candidates: it hangs until its lease is taken away.
+        if (who === 'A' && [...scoredBy.values()].flat().filter((w) => w === 'A').length > 2) {
+          await new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason)));
+        }
+        return agents.scorer.score(input, ctx);
+      },
+    },
+  });
+  const a = startTestWorker(rt, { wrap: tally('A'), globalScoreConcurrency: 1 });
+  const run = (await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 5, targetStrong: 50 })).json();
+  await waitFor(async () => (await poll(run.id)).progress.candidatesScored >= 2, 20_000, 'two scored by A');
+  // The worker's process is gone as far as the database can tell: its lease expires and is not renewed.
+  await rt.db.query("UPDATE matching_runs SET lease_owner = 'dead-worker', lease_expires_at = now() - interval '1 second' WHERE id = $1", [run.id]);
+  await a.stop(500);
+  const writtenByA = (await rt.db.query<{ candidate_id: string }>('SELECT candidate_id FROM shortlist_entries WHERE run_id = $1', [run.id])).rows.map((r) => r.candidate_id);
+  assert.ok(writtenByA.length >= 2);
+  await withWorker({ wrap: tally('B') }, async () => {
+    const done = await finished(run.id);
+    assert.equal(done.status, 'succeeded');
+    for (const id of writtenByA) {
+      assert.deepEqual(scoredBy.get(id), ['A'], 'B never re-scored what A had written');
+      assert.ok(done.shortlist.some((e: { candidateId: string }) => e.candidateId === id), 'what A scored is kept');
+    }
+    assert.ok([...scoredBy.values()].some((who) => who.includes('B')), 'B finished the rest');
+    const events = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?limit=100`, headers: rt.auth() })).json();
+    assert.ok(events.items.some((e: { type: string }) => e.type === 'run.resumed'));
+  });
+});
+
+test('a run that keeps failing ends failed with a named error after the attempt cap', async () => {
+  let calls = 0;
+  const broken = (agents: Agents): Agents => ({
+    ...agents,
+    queryExpander: {
+      expand: async () => {
+        calls++;
+        throw new Error('expander exploded');
+      },
+    },
+  });
+  await withWorker({ wrap: broken, maxAttempts: 2 }, async () => {
+    const run = (await startRun({ role: GO_ROLE })).json();
+    const done = await finished(run.id);
+    assert.equal(done.status, 'failed');
+    assert.equal(done.stop.reason, 'error');
+    assert.ok(done.error.title && done.error.detail.includes('expander exploded'));
+    assert.equal(calls, 2, 'claimed exactly maxAttempts times');
+  });
+});

@@ -1,0 +1,41 @@
+// Starts a worker on a test runtime with agents a test can slow down, break or observe.
+import { createAgentsFactory } from '../../src/agents/create-agents.js';
+import type { Agents } from '../../src/agents/types.js';
+import { createSearch } from '../../src/retrieval/search.js';
+import { startWorker, type WorkerOptions } from '../../src/runs/worker.js';
+import type { TestRuntime } from './runtime.js';
+
+export function startTestWorker(rt: TestRuntime, opts: { wrap?: (agents: Agents) => Agents } & Partial<WorkerOptions> = {}) {
+  const factory = createAgentsFactory(rt.config, rt.services);
+  const { wrap, ...overrides } = opts;
+  return startWorker(
+    {
+      db: rt.db,
+      logger: rt.logger,
+      metrics: rt.services.metrics,
+      candidateStore: rt.services.candidateStore,
+      roleStore: rt.services.roleStore,
+      search: createSearch({ db: rt.db, embedder: rt.services.embedder }),
+      ...factory,
+      agentsFor: (engine) => (wrap ? wrap(factory.agentsFor(engine)) : factory.agentsFor(engine)),
+      onRunQueued: rt.services.onRunQueued,
+    },
+    {
+      concurrency: 4,
+      pollMs: 50,
+      leaseMs: 1000,
+      heartbeatMs: 200,
+      maxAttempts: 3,
+      deadlineMs: 60_000,
+      globalScoreConcurrency: 8,
+      ...overrides,
+    },
+  );
+}
+
+/** A gate a test opens when it is ready: agents wait on it to stay "in flight". */
+export function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
