@@ -11,6 +11,7 @@ export async function openMigratedDatabase(config: Config, logger: Logger, opts:
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
     dataDir: config.DATA_DIR,
     poolMax: config.DB_POOL_MAX,
+    connectionTimeoutMs: config.DB_CONNECTION_TIMEOUT_MS,
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   try {

@@ -1,0 +1,120 @@
+// The workflow on the llm engine, through the fake model server: every named exit, re-asks, caps.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { fakeReply, startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
+import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { MIDDLING, scriptedModel } from '../support/scripted-model.js';
+
+let fake: FakeLlmServer;
+let rt: TestRuntime;
+
+before(async () => {
+  fake = await startFakeLlmServer();
+  rt = await startTestRuntime({ MATCH_ENGINE: 'llm', LLM_BASE_URL: fake.url, LLM_MODEL: 'fake-chat', LLM_CONCURRENCY: '3' });
+  const pool = [...backendPool(), ...Array.from({ length: 6 }, (_, i) => candidate(`extra-${i}`))];
+  assert.equal((await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: pool } })).statusCode, 200);
+});
+after(async () => {
+  await rt.close();
+  await fake.close();
+});
+
+async function run(body: Record<string, unknown>) {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, ...body } });
+  assert.equal(res.statusCode, 202, res.body);
+  const id = res.json().id as string;
+  return waitFor(async () => {
+    const r = (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
+    return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+  }, 60_000, 'the run to finish');
+}
+
+function scorerRequests(from: number) {
+  return fake.requests.slice(from).filter((r) => r.agent === 'scorer');
+}
+
+test('target_reached: enough strong candidates end the run after scoring, without asking the reflector', async () => {
+  fake.setHandler(scriptedModel({ subscores: () => ({ hardSkills: 28, domain: 18, seniority: 14, impact: 12, logistics: 9, trajectory: 8 }) }));
+  const from = fake.requests.length;
+  const r = await run({ maxIterations: 3, scoreThreshold: 80, targetStrong: 2, scoreLimit: 3 });
+  assert.equal(r.status, 'succeeded');
+  assert.equal(r.stop.reason, 'target_reached');
+  assert.equal(r.stop.iteration, 1);
+  assert.equal(r.engine, 'llm');
+  assert.ok(r.shortlist.every((e: { totalScore: number }) => e.totalScore === 89), 'the total is our sum of the parts');
+  assert.equal(fake.requests.slice(from).filter((q) => q.agent === 'reflector').length, 0);
+  assert.ok(r.usage.llmCalls > 0 && r.usage.costUsd > 0);
+});
+
+test('reflector: its stop ends the run with the reasoning recorded and logged', async () => {
+  fake.setHandler(scriptedModel({ reflect: () => ({ stop: true, reasoning: 'The pool has no more Go engineers.', hints: [] }) }));
+  const r = await run({ maxIterations: 3, targetStrong: 50, scoreLimit: 2 });
+  assert.equal(r.stop.reason, 'reflector');
+  assert.equal(r.stop.reasoning, 'The pool has no more Go engineers.');
+  assert.ok(rt.logs.some((l) => l.msg === 'Stopping iterations at 1: The pool has no more Go engineers.' && l.runId === r.id));
+});
+
+test('max_iterations: fresh queries each round, and no candidate is scored twice', async () => {
+  fake.setHandler(scriptedModel());
+  const from = fake.requests.length;
+  const r = await run({ maxIterations: 2, targetStrong: 50, scoreLimit: 3 });
+  assert.equal(r.stop.reason, 'max_iterations');
+  assert.equal(r.progress.iteration, 2);
+  const scored = r.shortlist.map((e: { candidateId: string }) => e.candidateId);
+  assert.equal(new Set(scored).size, scored.length);
+  assert.equal(scorerRequests(from).length, scored.length, 'one scorer call per candidate, across rounds');
+  assert.equal(new Set(r.shortlist.map((e: { iteration: number }) => e.iteration)).size, 2);
+});
+
+test('exhausted: once retrieval finds nothing new and the backlog is empty, the run says so', async () => {
+  fake.setHandler(scriptedModel());
+  const r = await run({ maxIterations: 10, targetStrong: 50, scoreLimit: 50 });
+  assert.equal(r.stop.reason, 'exhausted');
+  assert.equal(r.progress.candidatesScored, 12, 'every candidate of the pool scored once');
+});
+
+test('out-of-bounds and missing sub-scores are re-asked, then the candidate is unscored, never given a score', async () => {
+  fake.setHandler(
+    scriptedModel({
+      override: (req) => {
+        if (req.agent !== 'scorer') return undefined;
+        const { trajectory: _missing, ...rest } = MIDDLING;
+        const bad = req.body.messages!.length > 2 ? rest : { ...MIDDLING, hardSkills: 31 };
+        return fakeReply.json({ subscores: bad, rationale: 'x', evidence: { hardSkills: [], domain: [], seniority: [], impact: [], logistics: [], trajectory: [] } });
+      },
+    }),
+  );
+  const from = fake.requests.length;
+  const r = await run({ maxIterations: 1, targetStrong: 50, scoreLimit: 2 });
+  assert.equal(r.status, 'succeeded');
+  assert.equal(r.shortlist.length, 0, 'no invented score');
+  assert.equal(scorerRequests(from).length, 4, 'two candidates, each asked once and re-asked once');
+  const events = (await rt.app!.inject({ url: `/v1/matching-runs/${r.id}/events?limit=100`, headers: rt.auth() })).json();
+  const unscored = events.items.filter((e: { type: string }) => e.type === 'candidate.unscored');
+  assert.equal(unscored.length, 2);
+  assert.ok(unscored.every((e: { data: { reason: string } }) => e.data.reason.length > 0));
+});
+
+test('budget: a run stops with reason budget, keeps what it scored, and never exceeds its tokens', async () => {
+  fake.setHandler(scriptedModel());
+  const r = await run({ maxIterations: 3, targetStrong: 50, scoreLimit: 10, budget: { maxTokens: 9000, maxCostUsd: 2 } });
+  assert.equal(r.status, 'succeeded');
+  assert.equal(r.stop.reason, 'budget');
+  assert.ok(r.usage.totalTokens <= 9000, `spent ${r.usage.totalTokens}`);
+  const ledger = (await rt.db.query<{ tokens: number }>('SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::int AS tokens FROM model_calls WHERE run_id = $1', [r.id])).rows[0]!;
+  assert.equal(r.usage.totalTokens, ledger.tokens, 'run usage is read back from the ledger');
+});
+
+test('the scoring fan-out reaches the process-wide model cap and never exceeds it', async () => {
+  fake.setHandler(scriptedModel());
+  fake.setLatency(150, 0);
+  try {
+    const before = fake.maxInFlight;
+    assert.ok(before <= 3);
+    await run({ maxIterations: 1, targetStrong: 50, scoreLimit: 8 });
+    assert.equal(fake.maxInFlight, 3, 'LLM_CONCURRENCY=3: reached, not exceeded');
+  } finally {
+    fake.setLatency(0, 0);
+  }
+});
