@@ -2,7 +2,9 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createApiKeyStore } from './auth/api-keys.js';
-import { openMigratedDatabase } from './bootstrap.js';
+import { createEmbedder, openMigratedDatabase } from './bootstrap.js';
+import { reembed } from './embeddings/reembed.js';
+import { createUsageStore } from './usage/usage-store.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/embedded.js';
 import type { Database } from './db/database.js';
@@ -30,6 +32,19 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
     run: async (db, args) => {
       const { key, prefix } = await createApiKeyStore(db).create(required(args, 'org'));
       process.stdout.write(`created key with prefix ${prefix} for organisation ${args.org}\n${key}\n`);
+    },
+  },
+  reembed: {
+    usage: 'reembed [--batch N]              embed candidates lacking a current vector of the configured model (resumable)',
+    run: async (db, args, config) => {
+      const batch = Number(args.batch ?? 200);
+      if (!Number.isInteger(batch) || batch < 1 || batch > 5000) throw new UsageError('--batch must be a whole number from 1 to 5000');
+      const embedder = createEmbedder(config, { usage: createUsageStore(db) });
+      const done = await reembed(db, embedder, {
+        batch,
+        onProgress: (p) => process.stderr.write(`embedded ${p.embedded}, ${p.remaining} to go\n`),
+      });
+      process.stdout.write(`re-embedded ${done} candidates with ${embedder.model}\n`);
     },
   },
   'revoke-api-key': {

@@ -7,6 +7,8 @@ import { createEmbedder, ensureBootstrapKey, openMigratedDatabase } from './boot
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { loggerOptions } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { createUsageStore } from './usage/usage-store.js';
 import { createSearch, ensureVectorIndex } from './retrieval/search.js';
 import { startWorker, type Worker } from './runs/worker.js';
 import { createServices, type Services } from './services.js';
@@ -34,9 +36,11 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
   const db = await openMigratedDatabase(config, logger, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   try {
     await ensureBootstrapKey(db, config, opts.print ?? ((line) => process.stdout.write(`${line}\n`)));
-    const embedder = createEmbedder(config);
+    const metrics = createMetrics();
+    // Embedding calls of the llm embedder are ledger rows like any other model call.
+    const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger });
     await ensureVectorIndex(db, embedder.model, embedder.dimension);
-    const services = await createServices(config, { db, logger, embedder });
+    const services = await createServices(config, { db, logger, embedder, metrics });
     const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
     const worker =
       config.PROCESS_ROLE === 'api'

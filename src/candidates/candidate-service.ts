@@ -42,7 +42,7 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       const existing = await store.existingHashes(orgId, [...byExternalId.keys()]);
       const changed = prepared.filter((c) => existing.get(c.externalId)?.hash !== c.contentHash);
       // Embedding happens before the transaction: no connection is held while a model works.
-      const vectors = changed.length ? await embedder.embed(changed.map(embeddingText)) : [];
+      const vectors = changed.length ? await embedder.embed(changed.map(embeddingText), { orgId }) : [];
       const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }));
       return inputs.map(({ externalId }) => {
         const before = existing.get(externalId);

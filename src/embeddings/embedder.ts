@@ -3,6 +3,8 @@
 export interface EmbedOptions {
   /** Aborts a long batch; the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Who pays: embedders that call a model record the call in this organisation's ledger. */
+  orgId?: string;
 }
 
 export interface Embedder {

@@ -88,7 +88,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
     async search(req: SearchRequest): Promise<SearchHit[]> {
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];
-      const vectors = await embedder.embed(queries);
+      const vectors = await embedder.embed(queries, { orgId: req.orgId });
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
       const hits = new Map<string, SearchHit>();

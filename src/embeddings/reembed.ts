@@ -1,0 +1,50 @@
+// Re-embeds candidates whose vector for the configured model is missing or stale: batched, resumable.
+import type { Database } from '../db/database.js';
+import { embeddingText } from '../candidates/candidate-service.js';
+import { vectorLiteral } from '../candidates/candidate-store.js';
+import { ensureVectorIndex } from '../retrieval/search.js';
+import type { Embedder } from './embedder.js';
+
+export interface ReembedProgress {
+  embedded: number;
+  remaining: number;
+}
+
+/**
+ * Each batch is committed on its own, so an interrupted run loses at most one batch and the next
+ * invocation carries on where it stopped (it only picks candidates still lacking a current vector).
+ */
+export async function reembed(db: Database, embedder: Embedder, opts: { batch: number; onProgress?: (p: ReembedProgress) => void }): Promise<number> {
+  await ensureVectorIndex(db, embedder.model, embedder.dimension);
+  const stale = `NOT EXISTS (SELECT 1 FROM candidate_embeddings e
+      WHERE e.candidate_id = c.id AND e.model = $1 AND e.content_hash = c.content_hash)`;
+  let embedded = 0;
+  for (;;) {
+    const rows = await db.query<{ id: string; org_id: string; headline: string | null; skills: string[]; scrubbed_text: string; content_hash: string }>(
+      `SELECT c.id, c.org_id, c.headline, c.skills, c.scrubbed_text, c.content_hash FROM candidates c
+       WHERE ${stale} ORDER BY c.id LIMIT $2`,
+      [embedder.model, opts.batch],
+    );
+    if (rows.rows.length === 0) return embedded;
+    // One batch may span organisations; each pays for its own texts.
+    const byOrg = new Map<string, typeof rows.rows>();
+    for (const r of rows.rows) byOrg.set(r.org_id, [...(byOrg.get(r.org_id) ?? []), r]);
+    for (const [orgId, group] of byOrg) {
+      const vectors = await embedder.embed(
+        group.map((r) => embeddingText({ headline: r.headline, skills: r.skills, scrubbedText: r.scrubbed_text })),
+        { orgId },
+      );
+      const payload = group.map((r, i) => ({ candidate_id: r.id, content_hash: r.content_hash, embedding: vectorLiteral(vectors[i]!) }));
+      await db.query(
+        `INSERT INTO candidate_embeddings (candidate_id, org_id, model, content_hash, embedding)
+         SELECT r.candidate_id, $1, $2, r.content_hash, r.embedding::vector
+         FROM jsonb_to_recordset($3::jsonb) AS r(candidate_id uuid, content_hash text, embedding text)
+         ON CONFLICT (candidate_id, model) DO UPDATE SET content_hash = EXCLUDED.content_hash, embedding = EXCLUDED.embedding, created_at = now()`,
+        [orgId, embedder.model, JSON.stringify(payload)],
+      );
+    }
+    embedded += rows.rows.length;
+    const left = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candidates c WHERE ${stale.replace('$1', '$1::text')}`, [embedder.model]);
+    opts.onProgress?.({ embedded, remaining: left.rows[0]?.n ?? 0 });
+  }
+}

@@ -1,0 +1,53 @@
+// Changing the embedding model needs no SQL: reembed fills the new model's vectors, batch by batch, resumably.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createApiKeyStore } from '../../src/auth/api-keys.js';
+import { createCandidateService } from '../../src/candidates/candidate-service.js';
+import { createCandidateStore } from '../../src/candidates/candidate-store.js';
+import type { Database } from '../../src/db/database.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+import { createLocalEmbedder } from '../../src/embeddings/local-embedder.js';
+import { reembed } from '../../src/embeddings/reembed.js';
+import { createSearch, ensureVectorIndex } from '../../src/retrieval/search.js';
+import { createTestDatabase } from '../support/database.js';
+import { backendPool } from '../support/fixtures.js';
+
+let db: Database;
+let orgId: string;
+before(async () => {
+  db = await createTestDatabase();
+  const old = createLocalEmbedder();
+  await ensureVectorIndex(db, old.model, old.dimension);
+  orgId = await createApiKeyStore(db).ensureOrganisation('default');
+  await createCandidateService({ db, store: createCandidateStore(db), embedder: old }).upsert(orgId, backendPool());
+});
+after(() => db?.close());
+
+test('an interrupted re-embed resumes where it stopped and never embeds a candidate twice', async () => {
+  const next = createLocalEmbedder({ dimension: 1024 });
+  const embedded: string[] = [];
+  let failAfter = 1;
+  const flaky: Embedder = {
+    model: next.model,
+    dimension: next.dimension,
+    async embed(texts, opts) {
+      if (failAfter-- <= 0) throw new Error('provider went away');
+      embedded.push(...texts);
+      return next.embed(texts, opts);
+    },
+  };
+  await assert.rejects(reembed(db, flaky, { batch: 2 }), /provider went away/);
+  assert.equal(embedded.length, 2, 'one batch done before the failure');
+  failAfter = Infinity;
+  const progress: number[] = [];
+  const rest = await reembed(db, flaky, { batch: 2, onProgress: (p) => progress.push(p.remaining) });
+  assert.equal(rest, 4);
+  assert.equal(new Set(embedded).size, 6, 'every candidate embedded exactly once');
+  assert.equal(progress.at(-1), 0);
+  const vectors = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidate_embeddings WHERE model = $1', [next.model]);
+  assert.equal(vectors.rows[0]!.n, 6);
+  assert.equal(await reembed(db, next, { batch: 2 }), 0, 'nothing left to do');
+  const hits = await createSearch({ db, embedder: next }).search({ orgId, queries: ['Go Kubernetes'], filters: {}, excludeIds: [], limit: 3 });
+  assert.equal(hits.length, 3);
+  assert.ok(hits[0]!.vectorRank !== null, 'the new model is searchable');
+});
