@@ -1,0 +1,38 @@
+// npm run bench [-- <ingest|retrieval|polling|pipeline|concurrent|heuristic> [--count N ...]]: speed figures with targets.
+import { numberOption, parseArgs, type Args } from './lib/args.js';
+import { benchConcurrent } from './lib/bench-concurrent.js';
+import { benchHeuristic } from './lib/bench-heuristic.js';
+import { benchIngest } from './lib/bench-ingest.js';
+import { benchPipeline } from './lib/bench-pipeline.js';
+import { benchPolling } from './lib/bench-polling.js';
+import { benchRetrieval } from './lib/bench-retrieval.js';
+
+type Bench = (args: Args) => Promise<void>;
+
+// None needs the labelled dataset: every input is generated, so `npm run bench` with no argument runs them all.
+const BENCHES: Record<string, Bench> = {
+  ingest: (a) => benchIngest({ count: numberOption(a, 'count', 5000) }),
+  retrieval: (a) => benchRetrieval({ count: numberOption(a, 'count', 20_000), queries: numberOption(a, 'queries', 100) }),
+  polling: (a) => benchPolling({ durationS: numberOption(a, 'duration', 5) }),
+  pipeline: (a) => benchPipeline({ candidates: numberOption(a, 'count', 2000), latencyMs: numberOption(a, 'latency', 200), jitterMs: 20 }),
+  concurrent: (a) => benchConcurrent({ runs: numberOption(a, 'runs', 20), candidates: numberOption(a, 'count', 2000), latencyMs: numberOption(a, 'latency', 200), cap: 32 }),
+  heuristic: (a) => benchHeuristic({ runs: numberOption(a, 'runs', 20), candidates: numberOption(a, 'count', 2000) }),
+};
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const names = args.command ? [args.command] : Object.keys(BENCHES);
+  for (const name of names) {
+    const bench = BENCHES[name];
+    if (!bench) throw new Error(`unknown benchmark "${name}"; one of: ${Object.keys(BENCHES).join(', ')}`);
+    await bench(args);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);
