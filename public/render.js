@@ -21,13 +21,17 @@ const STOP_REASONS = {
 };
 
 const EVENT_LABELS = {
+  'run.queued': 'Run queued',
   'run.started': 'Run started',
+  'run.resumed': 'Run resumed after an interruption',
+  'run.retrying': 'Run will be retried',
   'iteration.started': 'Iteration started',
   'queries.expanded': 'Search queries expanded',
   'candidates.retrieved': 'Candidates retrieved',
   'candidates.reranked': 'Candidates re-ranked',
   'candidate.scored': 'Candidate scored',
   'candidate.unscored': 'Candidate could not be scored',
+  'candidates.scored': 'Candidates scored',
   'iteration.reflected': 'Iteration reviewed',
   'run.stopped': 'Run stopped',
   'run.failed': 'Run failed',
