@@ -59,7 +59,10 @@ before(async () => {
     headers: { ...rt.auth(), 'content-type': 'application/json' },
     body: JSON.stringify({ candidates: backendPool() }),
   });
-  assert.equal(res.status, 200, `seeding candidates: ${await res.text()}`);
+  if (res.status !== 200) {
+    const serverErrors = rt.logs.filter((l) => Number(l.level) >= 50).map((l) => JSON.stringify(l.err ?? l.msg));
+    assert.fail(`seeding candidates answered ${res.status}: ${await res.text()}\nserver errors: ${serverErrors.join('\n')}`);
+  }
 
   const { chromium } = await import('playwright-core');
   profileDir = await mkdtemp(join(tmpdir(), 'tm-e2e-chromium-'));
