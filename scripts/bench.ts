@@ -6,6 +6,7 @@ import { benchIngest } from './lib/bench-ingest.js';
 import { benchPipeline } from './lib/bench-pipeline.js';
 import { benchPolling } from './lib/bench-polling.js';
 import { benchRetrieval } from './lib/bench-retrieval.js';
+import { machineLine } from './lib/machine.js';
 
 type Bench = (args: Args) => Promise<void>;
 
@@ -21,6 +22,7 @@ const BENCHES: Record<string, Bench> = {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  console.log(machineLine());
   const names = args.command ? [args.command] : Object.keys(BENCHES);
   for (const name of names) {
     const bench = BENCHES[name];
