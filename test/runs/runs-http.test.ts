@@ -41,7 +41,13 @@ async function finished(id: string) {
 function slowReranker(g: { opened: Promise<void> }) {
   return (agents: Agents): Agents => ({
     ...agents,
-    reranker: { rerank: async (input, ctx) => (await g.opened, agents.reranker.rerank(input, ctx)) },
+    reranker: {
+      rerank: async (input, ctx) => {
+        // Like a real model call, the wait ends early when the run is aborted.
+        await Promise.race([g.opened, new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason)))]);
+        return agents.reranker.rerank(input, ctx);
+      },
+    },
   });
 }
 
@@ -211,5 +217,21 @@ test('a run that keeps failing ends failed with a named error after the attempt 
     assert.equal(done.stop.reason, 'error');
     assert.ok(done.error.title && done.error.detail.includes('expander exploded'));
     assert.equal(calls, 2, 'claimed exactly maxAttempts times');
+  });
+});
+
+test('shutdown hands back what it cannot finish in the grace period; another worker resumes it', async () => {
+  const never = gate();
+  const stuck = startTestWorker(rt, { wrap: slowReranker(never) });
+  const run = (await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json();
+  await waitFor(async () => (await poll(run.id)).progress.candidatesSeen > 0, 20_000, 'the run to reach the reranker');
+  await stuck.stop(200);
+  const row = (await rt.db.query<{ status: string; lease_owner: string | null; attempts: number }>('SELECT status, lease_owner, attempts FROM matching_runs WHERE id = $1', [run.id])).rows[0]!;
+  assert.equal(row.status, 'running');
+  assert.equal(row.lease_owner, null, 'the lease was released');
+  assert.equal(row.attempts, 0, 'a hand-back is not a failed attempt');
+  await withWorker({}, async () => {
+    const done = await finished(run.id);
+    assert.equal(done.status, 'succeeded');
   });
 });
