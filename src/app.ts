@@ -17,9 +17,10 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
-import { ServiceUnavailableError } from './errors.js';
+import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
 import { healthRoutes } from './http/routes/health.js';
 import { roleRoutes } from './http/routes/roles.js';
@@ -48,6 +49,9 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // JSON only: a text/plain body is a 415, not a schema error, and it is the content type a browser
+  // may send cross-origin without a preflight.
+  app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -83,16 +87,18 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   });
   await app.register(fastifyRateLimit, {
     global: false,
-    // Keyed by the presented key (hashed), so one client cannot exhaust another's allowance.
+    store: SharedRateLimitStore,
+    // Keyed by the authenticated key (the limiter runs after auth), so one client cannot exhaust another's
+    // allowance, and spelling the header differently ("bearer", extra spaces) does not buy a fresh one.
     keyGenerator: (request) => {
-      const auth = request.headers.authorization ?? request.ip;
-      return createHash('sha256').update(auth).digest('base64url').slice(0, 22);
+      if (request.caller) return request.caller.keyId;
+      return createHash('sha256').update(request.headers.authorization ?? request.ip).digest('base64url').slice(0, 22);
     },
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      code: 'too_many_requests',
-      message: `Rate limit of ${context.max} requests per ${context.after} exceeded; retry after ${context.after}.`,
-    }),
+    // Retry-After is set by the plugin; the answer is a problem document like every other error.
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new TooManyRequestsError(`This API key has used its ${context.max} requests of this kind for the current minute; retry in ${seconds} s.`, seconds);
+    },
   });
 
   await app.register(fastifySwagger, {
@@ -124,8 +130,9 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
 
   await app.register(async (v1) => {
     registerAuth(v1, services.apiKeys);
-    const writeRateLimit = { max: config.RATE_LIMIT_WRITES_PER_MINUTE, timeWindow: 60_000 };
-    const runRateLimit = { max: config.RATE_LIMIT_RUNS_PER_MINUTE, timeWindow: 60_000 };
+    // One allowance per group and key, across every route of the group (see SharedRateLimitStore).
+    const writeRateLimit = { max: config.RATE_LIMIT_WRITES_PER_MINUTE, timeWindow: 60_000, groupId: 'writes' };
+    const runRateLimit = { max: config.RATE_LIMIT_RUNS_PER_MINUTE, timeWindow: 60_000, groupId: 'runs' };
     await v1.register(candidateRoutes, { candidates: services.candidates, candidateStore: services.candidateStore, writeRateLimit });
     await v1.register(roleRoutes, { roleStore: services.roleStore, writeRateLimit });
     await v1.register(runRoutes, { runs: services.runs, runRateLimit });

@@ -23,7 +23,13 @@ const CLIENT_SQLSTATES: Record<string, string> = {
   '22P02': 'The request contains a value of the wrong form.',
   '22003': 'A number in the request is out of range.',
   '54000': 'A value in the request is too large.',
+  '22007': 'A date or time in the request is not valid.',
+  '22008': 'A date or time in the request is out of range.',
+  '22009': 'A time zone offset in the request is out of range.',
 };
+
+// An array of 20,000 bad items must not become a 20,000-entry answer: the first ones are enough to act on.
+const MAX_FIELD_ERRORS = 50;
 
 export function sendProblem(reply: FastifyReply, status: number, code: string, title: string, detail: string, errors?: FieldError[]) {
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem(status, code, title, detail, errors));
@@ -36,10 +42,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, err.status, err.code, err.title, err.message, err.errors);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const errors = err.validation.map((v) => ({
-        path: [err.validationContext, ...String(v.instancePath).split('/').filter(Boolean)].join('.'),
-        message: v.message ?? 'is invalid',
-      }));
+      const errors = err.validation.flatMap((v) => {
+        const path = [err.validationContext, ...String(v.instancePath).split('/').filter(Boolean)].join('.');
+        // One entry per unknown field, with its own path: "body.orgId is not a known field" is what a client can fix.
+        const unknownKeys = v.keyword === 'unrecognized_keys' ? (v.params as { keys?: unknown }).keys : undefined;
+        if (Array.isArray(unknownKeys) && unknownKeys.length > 0) {
+          return unknownKeys.map((key) => ({ path: `${path}.${String(key)}`, message: 'is not a known field' }));
+        }
+        return [{ path, message: v.message ?? 'is invalid' }];
+      }).slice(0, MAX_FIELD_ERRORS);
       return sendProblem(reply, 400, 'validation_failed', 'Invalid request', 'The request does not match the schema; see errors.', errors);
     }
     const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;

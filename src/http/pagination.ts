@@ -22,7 +22,12 @@ export function decodeCursor(cursor: string | undefined): Keyset | null {
   if (cursor === undefined) return null;
   try {
     const parsed = KeysetSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-    return { createdAt: parsed.t, id: parsed.i };
+    // A forged cursor can hold an ISO date PostgreSQL refuses (year 0000, offset +23:59): that would be a 500.
+    // Ours are always UTC within years 1..9999, so anything else was not issued here.
+    const createdAt = new Date(parsed.t);
+    const year = createdAt.getUTCFullYear();
+    if (!(year >= 1 && year <= 9999)) throw new RangeError('cursor time out of range');
+    return { createdAt: createdAt.toISOString(), id: parsed.i };
   } catch {
     throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
   }

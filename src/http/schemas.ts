@@ -1,13 +1,18 @@
 // Building blocks shared by the route schemas: safe text, ids, and timestamps.
 import { z } from 'zod';
 
-/** Text that PostgreSQL can store: no NUL characters, bounded length. */
+// A lone UTF-16 surrogate ("\ud800" in JSON) is not text: PostgreSQL refuses it inside jsonb and silently
+// replaces it elsewhere, so one field would answer 400 without a path and another would store U+FFFD.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Text that PostgreSQL can store: no NUL characters, no lone surrogates, bounded length. */
 export function text(min: number, max: number) {
   return z
     .string()
     .min(min)
     .max(max)
-    .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL characters' });
+    .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL characters' })
+    .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode text (a lone surrogate escape was sent)' });
 }
 
 export const IdParamsSchema = z.object({ id: z.uuid({ message: 'must be a UUID' }) });

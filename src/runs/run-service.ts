@@ -60,12 +60,12 @@ export function createRunService(deps: {
         const first = await runs.findByIdempotencyKey(req.orgId, req.idempotencyKey);
         if (first) return replay(req.orgId, req.idempotencyKey, hash);
       }
-      if ((await runs.countInFlight(req.orgId)) >= deps.limits.maxRunsInFlightPerOrg) {
-        throw new TooManyRequestsError(
+      const tooManyInFlight = () =>
+        new TooManyRequestsError(
           `This organisation already has ${deps.limits.maxRunsInFlightPerOrg} runs queued or running; wait for one to finish.`,
           10,
         );
-      }
+      if ((await runs.countInFlight(req.orgId)) >= deps.limits.maxRunsInFlightPerOrg) throw tooManyInFlight();
       if (deps.engine === 'llm') {
         const spent = await deps.usage.spentTodayUsd(req.orgId);
         if (spent >= deps.limits.orgDailyBudgetUsd) {
@@ -81,6 +81,9 @@ export function createRunService(deps: {
       }
       try {
         const runId = await db.withTransaction(async (tx) => {
+          // Checked again under the organisation's lock: the check above is only the cheap early answer.
+          await runs.lockRunStarts(tx, req.orgId);
+          if ((await runs.countInFlight(req.orgId, tx)) >= deps.limits.maxRunsInFlightPerOrg) throw tooManyInFlight();
           let roleId = req.roleId;
           if (req.role) roleId = (await roles.create(req.orgId, req.role, tx)).id;
           else if (!roleId || !(await roles.get(req.orgId, roleId, tx))) throw new NotFoundError('Role');

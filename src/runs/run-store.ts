@@ -165,9 +165,17 @@ export function createRunStore(db: Database) {
       });
     },
 
-    async countInFlight(orgId: string): Promise<number> {
-      const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')", [orgId]);
+    async countInFlight(orgId: string, tx: Queryable = db): Promise<number> {
+      const r = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')", [orgId]);
       return r.rows[0]?.n ?? 0;
+    },
+
+    /**
+     * Serialises run starts of one organisation until tx ends, so a burst of concurrent starts cannot all
+     * read the same in-flight count and overshoot the cap together.
+     */
+    async lockRunStarts(tx: Queryable, orgId: string): Promise<void> {
+      await tx.query('SELECT pg_advisory_xact_lock(7242414, hashtext($1))', [orgId]);
     },
 
     async queueStats(): Promise<{ depth: number; oldestAgeSeconds: number }> {
