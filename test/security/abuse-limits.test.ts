@@ -1,0 +1,141 @@
+// Abuse limits (OWASP API4, API6, LLM10): per-key rate limits, request caps, runs in flight and the daily model budget.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
+import { candidate, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
+
+let fake: FakeLlmServer;
+let rt: TestRuntime;
+const WRITES = 5;
+const RUNS = 4;
+const IN_FLIGHT = 2;
+const BUDGET_USD = 1;
+
+before(async () => {
+  fake = await startFakeLlmServer();
+  // No worker: started runs stay queued, which is what "in flight" counts.
+  rt = await startTestRuntime({
+    PROCESS_ROLE: 'api',
+    MATCH_ENGINE: 'llm',
+    LLM_BASE_URL: fake.url,
+    LLM_MODEL: 'fake-chat',
+    RATE_LIMIT_WRITES_PER_MINUTE: String(WRITES),
+    RATE_LIMIT_RUNS_PER_MINUTE: String(RUNS),
+    MAX_RUNS_IN_FLIGHT_PER_ORG: String(IN_FLIGHT),
+    ORG_DAILY_BUDGET_USD: String(BUDGET_USD),
+  });
+});
+after(async () => {
+  await rt.close();
+  await fake.close();
+});
+
+const post = (authorization: string, url: string, payload: object) =>
+  rt.app!.inject({ method: 'POST', url, headers: { authorization }, payload });
+const bearer = (key: string) => `Bearer ${key}`;
+const count = async (table: string) => (await rt.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+
+function assertProblem(res: Awaited<ReturnType<typeof post>>, status: number, type: RegExp) {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const body = res.json();
+  assert.equal(body.status, status);
+  assert.match(body.type, type);
+  assert.ok(body.title && body.detail, 'a title and a detail a person can act on');
+  const retryAfter = Number(res.headers['retry-after']);
+  assert.ok(Number.isInteger(retryAfter) && retryAfter > 0, `Retry-After: ${res.headers['retry-after']}`);
+  return { body, retryAfter };
+}
+
+test('writes are limited per API key across routes: 429 problem with Retry-After; header spellings buy nothing; other keys unaffected', async () => {
+  const { key } = await rt.services.apiKeys.create('writer');
+  const { key: neighbour } = await rt.services.apiKeys.create('neighbour');
+  // One allowance for every write route: roles and candidates draw on the same counter.
+  for (let i = 0; i < WRITES - 1; i++) assert.equal((await post(bearer(key), '/v1/roles', GO_ROLE)).statusCode, 201);
+  assert.equal((await post(bearer(key), '/v1/candidates', { candidates: [candidate('w-1')] })).statusCode, 200);
+  const roles = await count('roles');
+  const limited = await post(bearer(key), '/v1/roles', GO_ROLE);
+  const { retryAfter } = assertProblem(limited, 429, /too_many_requests$/);
+  assert.ok(retryAfter <= 60);
+  assertProblem(await post(bearer(key), '/v1/candidates', { candidates: [candidate('w-2')] }), 429, /too_many_requests$/);
+  for (const spelling of [`bearer ${key}`, `BEARER  ${key}`, `Bearer ${key}   `]) {
+    assert.equal((await post(spelling, '/v1/roles', GO_ROLE)).statusCode, 429, `"${spelling.replace(key, 'KEY')}" is the same key`);
+  }
+  assert.equal(await count('roles'), roles, 'a refused write writes nothing');
+  assert.equal((await post(bearer(neighbour), '/v1/roles', GO_ROLE)).statusCode, 201, 'another key keeps its own allowance');
+  const read = await rt.app!.inject({ url: '/v1/roles', headers: { authorization: bearer(key) } });
+  assert.equal(read.statusCode, 200, 'reads are not counted against writes');
+});
+
+test('starting runs is limited per key across both run routes, before validation, so refused bodies count too', async () => {
+  const { key } = await rt.services.apiKeys.create('runner');
+  const roleId = (await post(bearer(key), '/v1/roles', GO_ROLE)).json().id;
+  for (let i = 0; i < RUNS / 2; i++) {
+    assert.equal((await post(bearer(key), '/v1/matching-runs', {})).statusCode, 400);
+    assert.equal((await post(bearer(key), `/v1/roles/${roleId}/matching-runs`, { maxIterations: 0 })).statusCode, 400);
+  }
+  assertProblem(await post(bearer(key), '/v1/matching-runs', { roleId }), 429, /too_many_requests$/);
+  assertProblem(await post(bearer(key), `/v1/roles/${roleId}/matching-runs`, {}), 429, /too_many_requests$/);
+});
+
+test('a request carries at most 500 candidates: 501 answers 400 naming the field, and nothing is written', async () => {
+  const { key } = await rt.services.apiKeys.create('bulk');
+  const res = await post(bearer(key), '/v1/candidates', { candidates: Array.from({ length: 501 }, (_, i) => candidate(`b-${i}`)) });
+  assert.equal(res.statusCode, 400);
+  assert.ok(res.json().errors.some((e: { path: string }) => e.path === 'body.candidates'));
+  assert.equal((await rt.db.query("SELECT count(*)::int AS n FROM candidates WHERE external_id LIKE 'b-%'")).rows[0]!.n, 0);
+});
+
+test('runs in flight per organisation are capped, also against a concurrent burst; other organisations are unaffected', async () => {
+  // Two keys of one organisation, so the burst stays under each key's rate limit and only the cap can refuse.
+  const first = await rt.services.apiKeys.create('busy');
+  const second = await rt.services.apiKeys.create('busy');
+  assert.equal(first.orgId, second.orgId);
+  const keys = [first.key, first.key, first.key, second.key, second.key, second.key];
+  const burst = await Promise.all(keys.map((k) => post(bearer(k), '/v1/matching-runs', { role: GO_ROLE })));
+  const started = burst.filter((r) => r.statusCode === 202);
+  assert.equal(started.length, IN_FLIGHT, `exactly the cap started: ${burst.map((r) => r.statusCode).join(',')}`);
+  for (const refused of burst.filter((r) => r.statusCode !== 202)) {
+    const { body } = assertProblem(refused, 429, /too_many_requests$/);
+    assert.match(body.detail, /queued or running/);
+  }
+  const inFlight = await rt.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')",
+    [first.orgId],
+  );
+  assert.equal(inFlight.rows[0]!.n, IN_FLIGHT);
+  const other = await rt.services.apiKeys.create('idle');
+  assert.equal((await post(bearer(other.key), '/v1/matching-runs', { role: GO_ROLE })).statusCode, 202, 'another organisation is not held up');
+  // Cancelling a queued run frees its place at once.
+  const cancel = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${started[0]!.json().id}/cancel`, headers: { authorization: bearer(second.key) } });
+  assert.equal(cancel.statusCode, 202);
+  assert.equal((await post(bearer(second.key), '/v1/matching-runs', { role: GO_ROLE })).statusCode, 202);
+});
+
+test('the daily model budget: once spent, new LLM runs are refused with a clear problem document until midnight UTC', async () => {
+  const spender = await rt.services.apiKeys.create('spender');
+  const thrifty = await rt.services.apiKeys.create('thrifty');
+  const spend = (orgId: string, usd: number, daysAgo = 0) =>
+    rt.db.query(
+      `INSERT INTO model_calls (org_id, agent, model, prompt_tokens, completion_tokens, cost_usd, outcome, created_at)
+       VALUES ($1, 'scorer', 'fake-chat', 1000, 100, $2, 'ok', now() - make_interval(days => $3))`,
+      [orgId, usd, daysAgo],
+    );
+  await spend(spender.orgId, 0.6);
+  await spend(spender.orgId, 5, 1); // yesterday's spend does not count against today
+  const roleId = (await post(bearer(spender.key), '/v1/roles', GO_ROLE)).json().id;
+  assert.equal((await post(bearer(spender.key), '/v1/matching-runs', { roleId })).statusCode, 202, 'under budget: the run starts');
+  await spend(spender.orgId, 0.4);
+  const runs = await count('matching_runs');
+  for (const url of ['/v1/matching-runs', `/v1/roles/${roleId}/matching-runs`]) {
+    const res = await post(bearer(spender.key), url, url === '/v1/matching-runs' ? { roleId } : {});
+    const { body, retryAfter } = assertProblem(res, 429, /daily_budget_exhausted$/);
+    assert.equal(body.title, 'Daily model budget exhausted');
+    assert.match(body.detail, /\$1\.00 of its \$1\.00 daily model budget/);
+    assert.ok(retryAfter <= 24 * 3600, 'Retry-After points at the next UTC midnight');
+  }
+  assert.equal(await count('matching_runs'), runs, 'a refused run writes nothing');
+  assert.equal((await post(bearer(thrifty.key), '/v1/matching-runs', { role: GO_ROLE })).statusCode, 202, 'the budget is per organisation');
+  assert.equal(fake.chatRequests().length, 0, 'no model was called by any of this');
+});
