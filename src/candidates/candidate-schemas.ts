@@ -24,7 +24,16 @@ export type CandidateInput = z.infer<typeof CandidateInputSchema>;
 
 export const UpsertCandidatesBodySchema = z
   .object({ candidates: z.array(CandidateInputSchema).min(1).max(MAX_CANDIDATES_PER_REQUEST) })
-  .strict();
+  .strict()
+  .superRefine((body, ctx) => {
+    // Two items with one externalId would silently overwrite each other: refuse the batch instead.
+    const first = new Map<string, number>();
+    body.candidates.forEach((c, i) => {
+      const earlier = first.get(c.externalId);
+      if (earlier === undefined) first.set(c.externalId, i);
+      else ctx.addIssue({ code: 'custom', path: ['candidates', i, 'externalId'], message: `duplicates candidates.${earlier}.externalId` });
+    });
+  });
 
 export const UpsertStatus = z.enum(['created', 'updated', 'unchanged']);
 export type UpsertStatus = z.infer<typeof UpsertStatus>;

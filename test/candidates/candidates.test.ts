@@ -127,3 +127,19 @@ test('roles: create 201 with Location, get, list; bad seniority is 400', async (
   const bad = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'x', description: 'y', seniority: 'wizard' } });
   assert.equal(bad.statusCode, 400);
 });
+
+test('a batch naming one externalId twice is refused with the duplicate path', async () => {
+  const res = await upsert([candidate('dup-1'), candidate('dup-2'), candidate('dup-1', { resume: 'other text' })]);
+  assert.equal(res.statusCode, 400);
+  assert.ok(res.json().errors.some((e: { path: string }) => e.path.includes('candidates.2.externalId')), res.body);
+  assert.equal((await rt.db.query("SELECT 1 FROM candidates WHERE external_id LIKE 'dup-%'")).rowCount, 0);
+});
+
+test('timestamps are stored at millisecond precision, so a cursor equals its row', async () => {
+  const r = await rt.db.query<{ table_name: string; datetime_precision: number }>(
+    `SELECT table_name, datetime_precision FROM information_schema.columns
+     WHERE column_name = 'created_at' AND table_name IN ('candidates', 'roles', 'matching_runs')`,
+  );
+  assert.equal(r.rows.length, 3);
+  for (const row of r.rows) assert.equal(row.datetime_precision, 3, row.table_name);
+});
