@@ -159,7 +159,7 @@ test('no tool is offered to the scorer, reranker or reflector; the query expande
   }
 });
 
-test('the heuristic engine cannot be talked into a score: injected text changes no sub-score except diluting domain focus', async () => {
+test('the heuristic engine cannot be talked into a score: injected text changes no sub-score at all', async () => {
   const twins = [candidate('twin-clean', { resume: BASE }), candidate('twin-injected', { resume: `${BASE}\n${INJECTION}` })];
   assert.equal((await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: twins } })).statusCode, 200);
   // The same queue and worker as any run; only the engine differs from this runtime's default.
@@ -182,11 +182,8 @@ test('the heuristic engine cannot be talked into a score: injected text changes 
   const clean = entryOf('twin-clean');
   const injected = entryOf('twin-injected');
   assert.ok(clean && injected, 'both twins were scored');
-  // Rules read skills, titles, years and outcomes, never instructions: those sub-scores are identical. Domain
-  // measures how much of the resume is about the role, so any off-topic paragraph (this one too) lowers it.
-  const { domain: injectedDomain, ...injectedRest } = injected.subscores;
-  const { domain: cleanDomain, ...cleanRest } = clean.subscores;
-  assert.deepEqual(injectedRest, cleanRest);
-  assert.ok(injectedDomain <= cleanDomain, `domain ${injectedDomain} vs ${cleanDomain}: injected text never adds to it`);
-  assert.ok(injected.totalScore <= clean.totalScore, 'the injection buys nothing');
+  // Passages that address the screener (instructions, fence tags in any disguise, chat-template tokens)
+  // are dropped before any rule reads the resume, so the twins are the same resume to the scorer.
+  assert.deepEqual(injected.subscores, clean.subscores);
+  assert.equal(injected.totalScore, clean.totalScore);
 });

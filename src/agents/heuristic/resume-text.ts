@@ -1,5 +1,6 @@
 // A scrubbed resume cut into passages (lines and sentences that are exact substrings), minus any passage
 // that addresses the screener instead of describing the candidate.
+import { findFenceTags } from '../../llm/fence.js';
 import { tokenize } from '../../text/tokenize.js';
 
 export interface Passage {
@@ -19,12 +20,16 @@ const INSTRUCTION_PATTERNS: readonly RegExp[] = [
   /\b(?:system|developer|assistant)\s*(?:prompt|message|instructions?)\b/i,
   /^\s*(?:system|assistant|user)\s*:/i,
   /\b(?:you are|you're|act as|pretend to be)\s+(?:an?\s+|the\s+)?(?:ai|assistant|language model|llm|chatbot|gpt|screener|evaluator|reviewer|scoring)\b/i,
-  /\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?(?:ai|llm|model|gpt|assistant|screener|recruiter|evaluator|reviewer|bot|algorithm|ats)\b/i,
+  /\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?(?:ai|llm|model|gpt|assistant|screener|recruiter|evaluator|reviewer|bot|algorithm|ats|reranker|ranker|reflector|scorer|matcher|agent)\b/i,
+  /\b(?:put|place|move|keep|list)\s+(?:this|the|me|my|him|her|them)\s+(?:candidate|applicant|resume|profile)?\s*(?:at|on|to|in)\s+(?:the\s+)?(?:top|first|head)\b/i,
+  /\b(?:stop|end|halt)\s+(?:the\s+)?(?:search|screening|ranking|evaluation|iterations?)\b/i,
+  /<\|[a-z_]{2,20}\|>/i,
   /\b(?:new|updated|real|actual|hidden)\s+instructions?\b/i,
 ];
 
 export function isInstruction(passage: string): boolean {
-  return INSTRUCTION_PATTERNS.some((re) => re.test(passage));
+  // Fence tags in any disguise (entities, full-width brackets, escapes, look-alike letters) are never evidence.
+  return INSTRUCTION_PATTERNS.some((re) => re.test(passage)) || findFenceTags(passage).length > 0;
 }
 
 const SENTENCE_END_RE = /(?<=[.!?])(?<!\b(?:Sr|Jr|Mr|Mrs|Ms|Dr|Prof|St|Inc|Ltd|Co|No|Nos|vs|etc|approx|e\.g|i\.e)\.)\s+(?=[A-Z(["'])/;
