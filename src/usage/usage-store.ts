@@ -1,21 +1,9 @@
 // The model-call ledger: every attempt is a row, and every usage figure is read back from these rows.
 import type { Queryable } from '../db/database.js';
+import type { LedgerEntry } from '../llm/ledger.js';
 
-export interface LedgerRow {
-  orgId: string;
-  runId: string | null;
-  agent: string;
-  model: string;
-  promptTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  latencyMs: number;
-  outcome: string;
-  requestId: string | null;
-  attempt: number;
-  error?: string | undefined;
-}
+/** A ledger row is exactly the model layer's LedgerEntry: this store is the LedgerSink behind it. */
+export type LedgerRow = LedgerEntry;
 
 export type UsageGroup = 'day' | 'agent' | 'model';
 
