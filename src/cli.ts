@@ -1,6 +1,9 @@
 // Operator commands: migrate, create-api-key, revoke-api-key (more join as the service grows).
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { exportScoresCsv } from './audit/export-scores.js';
+import { replayRun, ReplayUnavailableError } from './audit/replay.js';
+import { pruneTraces } from './audit/retention.js';
 import { createApiKeyStore } from './auth/api-keys.js';
 import { createEmbedder, openMigratedDatabase } from './bootstrap.js';
 import { reembed } from './embeddings/reembed.js';
@@ -10,13 +13,20 @@ import { DataDirInUseError } from './db/embedded.js';
 import type { Database } from './db/database.js';
 import { MigrationError } from './db/migrate.js';
 
-type Command = (db: Database, args: Record<string, string | undefined>, config: Config) => Promise<void>;
+/** Resolves to the exit code (0 when nothing is returned). */
+type Command = (db: Database, args: Record<string, string | undefined>, config: Config) => Promise<number | void>;
 
 class UsageError extends Error {}
 
 function required(args: Record<string, string | undefined>, name: string): string {
   const v = args[name];
   if (!v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function uuid(args: Record<string, string | undefined>, name: string): string {
+  const v = required(args, name);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) throw new UsageError(`--${name} must be a UUID`);
   return v;
 }
 
@@ -55,6 +65,40 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
       process.stdout.write(`revoked key ${prefix}\n`);
     },
   },
+  'prune-traces': {
+    usage: 'prune-traces [--days N]         delete audit trails older than N days (default TRACE_RETENTION_DAYS)',
+    run: async (db, args, config) => {
+      const days = args.days === undefined ? config.TRACE_RETENTION_DAYS : Number(args.days);
+      if (!Number.isInteger(days) || days < 0) throw new UsageError('--days must be a whole number of days, 0 or more');
+      const { runs, rows } = await pruneTraces(db, days);
+      process.stdout.write(`pruned ${rows} trace rows of ${runs} runs older than ${days} days\n`);
+    },
+  },
+  'replay-run': {
+    usage: 'replay-run --id RUN             re-run a recorded run offline against its recorded answers; exit 1 if the shortlist differs',
+    run: async (db, args, config) => {
+      const report = await replayRun({ db, config, runId: uuid(args, 'id') }).catch((err: unknown) => {
+        if (!(err instanceof ReplayUnavailableError)) throw err;
+        process.stderr.write(`talent-matcher: cannot replay: ${err.message}\n`);
+        return null;
+      });
+      // 2, not 1: "cannot tell" must not read as "different".
+      if (!report) return 2;
+      const calls = `${report.modelCalls.served} recorded model answers served, ${report.modelCalls.unrecorded.length} unrecorded requests`;
+      if (report.identical) {
+        process.stdout.write(`identical: ${report.replayed.length} shortlist entries (${calls})\n`);
+        return 0;
+      }
+      process.stdout.write(`different (${calls}):\n${report.diff.map((d) => `  ${d}`).join('\n')}\n`);
+      return 1;
+    },
+  },
+  'export-scores': {
+    usage: 'export-scores --role ID         CSV of the role\'s scored shortlist entries, for bias audits (LL144)',
+    run: async (db, args) => {
+      process.stdout.write(await exportScoresCsv(db, uuid(args, 'role')));
+    },
+  },
 };
 
 function usage(): string {
@@ -78,8 +122,7 @@ async function main(): Promise<number> {
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
   const db = await openMigratedDatabase(config, logger);
   try {
-    await command.run(db, values as Record<string, string | undefined>, config);
-    return 0;
+    return (await command.run(db, values as Record<string, string | undefined>, config)) ?? 0;
   } finally {
     await db.close();
   }

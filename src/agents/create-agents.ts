@@ -1,4 +1,5 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
+import { runManifest, type RunManifest } from '../audit/manifest.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, loadPinnedRegistry, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
@@ -59,5 +60,10 @@ export function createAgentsFactory(config: Config, services: Services) {
       return { signal, runId: run.id, orgId: run.orgId, deadline };
     },
     isBudgetError,
+    /** What the run's audit trail records about the engine: model specs, settings, prompt and schema hashes. */
+    manifestFor(engine: Engine): RunManifest {
+      const embeddings = { model: services.embedder.model, dimension: services.embedder.dimension };
+      return runManifest(engine, embeddings, llm ? { registry: llm.registry, settings: llm.caller.settings() } : null);
+    },
   };
 }

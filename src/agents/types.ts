@@ -1,6 +1,7 @@
 // The four agents' interfaces: typed input to typed output. The workflow knows only these;
 // each has an LLM implementation and a deterministic heuristic one (the offline engine).
 import type { Budget } from '../llm/budget.js';
+import type { LlmLogger, ModelExchange } from '../llm/chat.js';
 import type { CandidateView, RetrievedCandidate, RoleSpec, Score, SearchFilters } from '../matching/domain.js';
 
 /** Per-call context every agent receives: cancellation, and who pays for the call. */
@@ -13,6 +14,10 @@ export interface AgentCallContext {
   budget?: Budget;
   /** Epoch ms: no model call starts, and no retry waits, past it. */
   deadline?: number;
+  /** The run's logger (runId, orgId, iteration), so agent and model-layer lines belong to the run. */
+  logger?: LlmLogger;
+  /** Every model attempt, for the run's audit trail. */
+  onExchange?: (exchange: ModelExchange) => Promise<void>;
 }
 
 export interface ExpandInput {

@@ -160,7 +160,9 @@ export function createCandidateStore(db: Database) {
           [orgId, id],
         );
         await tx.query(
-          `UPDATE run_trace SET data = jsonb_build_object('erased', true) WHERE org_id = $1 AND candidate_id = $2`,
+          // A rerank batch's exchange names its candidates in data->'candidateIds' (migration 003 indexes it).
+          `UPDATE run_trace SET data = jsonb_build_object('erased', true)
+           WHERE org_id = $1 AND (candidate_id = $2 OR (kind = 'model.exchange' AND data -> 'candidateIds' ? $2::text))`,
           [orgId, id],
         );
         return true;

@@ -19,6 +19,26 @@ import type { AgentName, LlmSettings } from './settings.js';
 export type ResponseFormat = NonNullable<ChatCompletionCreateParamsNonStreaming['response_format']>;
 export type LlmLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
+/**
+ * One attempt as sent and as answered, for the audit trail and replay. The messages are already scrubbed and
+ * fenced; `response` is the provider's raw answer (HTTP 200) and `error` what went wrong otherwise.
+ */
+export interface ModelExchange {
+  agent: AgentName;
+  orgId: string;
+  runId: string | null;
+  model: string;
+  attempt: number;
+  /** The candidates whose text is in the request (scorer: one; reranker: its batch), so erasure can find them. */
+  candidateIds: string[];
+  request: ChatCompletionCreateParamsNonStreaming;
+  response: ChatCompletion | null;
+  error: { status: number | null; message: string } | null;
+  outcome: LedgerOutcome;
+  requestId: string | null;
+  latencyMs: number;
+}
+
 /** How the caller judges an answer; it decides the attempt's ledger outcome. */
 export type Judgement = { outcome: 'ok' } | { outcome: 'invalid_output' | 'refused' | 'truncated'; issues: string[] };
 
@@ -36,6 +56,12 @@ export interface ChatRequest {
   /** Epoch ms; the earlier of this and the budget's deadline bounds waits and request timeouts. */
   deadline?: number;
   judge?: (choice: ChatCompletion.Choice) => Judgement;
+  /** Candidates whose text the request carries; copied onto the exchange. */
+  candidateIds?: string[];
+  /** Called once per attempt, answered or not; awaited, and a failure of it is logged, never thrown. */
+  onExchange?: (exchange: ModelExchange) => Promise<void>;
+  /** The run's logger (runId, orgId, iteration); the caller's own logger otherwise. */
+  logger?: LlmLogger;
 }
 
 export interface CallUsage {
@@ -91,12 +117,22 @@ export function createChatCaller(deps: ChatCallerDeps) {
   const limit: <T>(fn: () => Promise<T>) => Promise<T> = deps.limiter ? (fn) => deps.limiter!(fn) : (fn) => fn();
   const currentSettings = (): LlmSettings => (typeof deps.settings === 'function' ? deps.settings() : deps.settings);
 
-  async function record(entry: LedgerEntry): Promise<void> {
+  async function record(entry: LedgerEntry, log: LlmLogger = logger): Promise<void> {
     try {
       await deps.ledger.record(entry);
     } catch (err) {
       // A ledger outage must not throw away an answer that was already paid for; the gap is logged loudly.
-      logger.error({ err, entry }, 'ledger write failed');
+      log.error({ err, entry }, 'ledger write failed');
+    }
+  }
+
+  async function report(req: ChatRequest, exchange: Omit<ModelExchange, 'agent' | 'orgId' | 'runId' | 'candidateIds'>): Promise<void> {
+    if (!req.onExchange) return;
+    try {
+      await req.onExchange({ agent: req.agent, orgId: req.orgId, runId: req.runId, candidateIds: req.candidateIds ?? [], ...exchange });
+    } catch (err) {
+      // Like the ledger: an audit write that failed must not throw away a paid answer, but the gap is loud.
+      (req.logger ?? logger).error({ err, agent: req.agent, attempt: exchange.attempt }, 'audit trail write failed');
     }
   }
 
@@ -121,6 +157,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
       ...(req.responseFormat ? { response_format: req.responseFormat } : {}),
     };
     const base = { orgId: req.orgId, runId: req.runId, agent: req.agent, model: model.id };
+    const log = req.logger ?? logger;
     const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
     const promptText = JSON.stringify({ messages: body.messages, tools: body.tools, response_format: body.response_format });
     const deadlines = [req.deadline, req.budget?.deadline].filter((d): d is number => d !== undefined);
@@ -132,7 +169,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
         reservation = req.budget.reserve(worstCase(model, promptText, maxTokens));
       } catch (err) {
         if (err instanceof BudgetExceededError) {
-          await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message });
+          await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, log);
         }
         throw err;
       }
@@ -166,25 +203,32 @@ export function createChatCaller(deps: ChatCallerDeps) {
               spent.tokens += usage.promptTokens + usage.completionTokens;
               spent.costUsd += cost;
               const row = { ...base, ...usage, costUsd: cost, latencyMs, requestId, attempt };
+              const exchange = { model: model.id, attempt, request: body, response: data, requestId, latencyMs };
               if (!choice) {
-                await record({ ...row, outcome: 'error', error: 'answer had no choices' });
+                await record({ ...row, outcome: 'error', error: 'answer had no choices' }, log);
+                await report(req, { ...exchange, error: { status: 200, message: 'answer had no choices' }, outcome: 'error' });
                 throw new RecordedFailure('answer had no choices');
               }
               const judgement = (req.judge ?? defaultJudge)(choice);
-              await record({ ...row, outcome: judgement.outcome, ...(judgement.outcome === 'ok' ? {} : { error: judgement.issues.join('; ').slice(0, 1000) }) });
+              await record({ ...row, outcome: judgement.outcome, ...(judgement.outcome === 'ok' ? {} : { error: judgement.issues.join('; ').slice(0, 1000) }) }, log);
+              await report(req, { ...exchange, error: null, outcome: judgement.outcome });
               return { choice, judgement, usage: { ...usage, costUsd: cost }, requestId };
             } catch (err) {
               if (err instanceof RecordedFailure) throw err;
               const failure = classifyFailure(err);
               const errorRequestId = (err as { requestID?: string | null }).requestID ?? requestId;
-              await record({
-                ...base,
-                ...zero,
-                latencyMs: now() - started,
+              const message = err instanceof Error ? err.message.slice(0, 1000) : String(err);
+              const latencyMs = now() - started;
+              await record({ ...base, ...zero, latencyMs, outcome: failureOutcome(failure), requestId: errorRequestId, attempt, error: message }, log);
+              await report(req, {
+                model: model.id,
+                attempt,
+                request: body,
+                response: null,
+                error: { status: failure.status, message },
                 outcome: failureOutcome(failure),
                 requestId: errorRequestId,
-                attempt,
-                error: err instanceof Error ? err.message.slice(0, 1000) : String(err),
+                latencyMs,
               });
               throw err;
             }
@@ -198,7 +242,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
           signal: req.signal,
           onAttempt: (r) => {
             if (r.error === null) return;
-            logger.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');
+            log.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');
           },
         },
       );

@@ -102,6 +102,8 @@ export function createLlmEngine(deps: LlmEngineDeps) {
     agents,
     caller,
     client,
+    /** The pinned registry the caller resolves models from (the audit trail records the specs used). */
+    registry: deps.registry,
     /**
      * Built when a worker claims a run. `spent` is read back from the ledger, so a run resumed by another
      * worker continues with what is left of its budget, not a fresh one.

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { Budget } from './budget.js';
-import type { CallUsage, ChatCaller, Judgement, ResponseFormat } from './chat.js';
+import type { CallUsage, ChatCaller, ChatRequest, Judgement, ResponseFormat } from './chat.js';
 import { StructuredOutputError, describeZodIssues } from './errors.js';
 import type { ChatModelSpec } from './model-registry.js';
 import { safeJsonParse } from './safe-json.js';
@@ -42,7 +42,8 @@ export function responseFormatFor(schema: z.ZodType, name: string, model: ChatMo
   return { type: 'json_schema', json_schema: { name, schema: json, strict: model.supportsStrictJsonSchema && isStrictCompatible(json) } };
 }
 
-function stableStringify(value: unknown): string {
+/** JSON with object keys sorted at every depth: equal values give equal text (and equal hashes). */
+export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as JsonSchema).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -128,6 +129,9 @@ export interface AskOptions<S extends z.ZodType> {
   budget?: Budget;
   signal?: AbortSignal;
   deadline?: number;
+  candidateIds?: string[];
+  onExchange?: ChatRequest['onExchange'];
+  logger?: ChatRequest['logger'];
 }
 
 export interface AskResult<T> {
@@ -163,6 +167,9 @@ export async function ask<S extends z.ZodType>(opts: AskOptions<S>): Promise<Ask
       budget: opts.budget,
       signal: opts.signal,
       deadline: opts.deadline,
+      candidateIds: opts.candidateIds,
+      onExchange: opts.onExchange,
+      logger: opts.logger,
       judge: (choice) => judgementOf((box.result = interpretAnswer(opts.schema, choice))),
     });
     usage = addUsage(usage, answer.usage);

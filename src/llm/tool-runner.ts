@@ -9,7 +9,7 @@ import type {
 import { pino } from 'pino';
 import type { z } from 'zod';
 import { estimateTokens, type Budget } from './budget.js';
-import { defaultJudge, type CallUsage, type ChatCaller, type ChatResult, type LlmLogger } from './chat.js';
+import { defaultJudge, type CallUsage, type ChatCaller, type ChatRequest, type ChatResult, type LlmLogger } from './chat.js';
 import { StructuredOutputError, ToolLoopError } from './errors.js';
 import type { AgentName } from './settings.js';
 import { addUsage, interpretAnswer, judgementOf, NO_USAGE, reaskMessages, responseFormatFor, type Interpretation } from './structured.js';
@@ -35,6 +35,7 @@ export interface RunToolsOptions<T> {
   signal?: AbortSignal;
   deadline?: number;
   logger?: LlmLogger;
+  onExchange?: ChatRequest['onExchange'];
   now?: () => number;
 }
 
@@ -56,6 +57,8 @@ export interface RunToolsResult<T> {
   usage: CallUsage;
   toolCalls: ToolCallRecord[];
   model: string;
+  /** Re-asks after an invalid final answer. */
+  reasks: number;
 }
 
 // A tool result is read by the model on its next turn; bigger results would flood its context.
@@ -156,6 +159,8 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
       budget: opts.budget,
       signal: opts.signal,
       deadline: opts.deadline,
+      onExchange: opts.onExchange,
+      logger: opts.logger,
       judge: (choice) =>
         finalSchema && !(choice.message.tool_calls && choice.message.tool_calls.length > 0)
           ? judgementOf((box.result = interpretAnswer(finalSchema, choice)))
@@ -181,6 +186,7 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
       usage,
       toolCalls,
       model: answer.model,
+      reasks,
     });
     if (!finalSchema) {
       transcript.push(assistantParam(message));

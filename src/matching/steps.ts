@@ -46,8 +46,10 @@ const retrieve: Step = async (ctx, deps) => {
   const hits = ctx.round.queries.length
     ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds: ctx.seenIds, limit })
     : [];
+  // The queries are recorded beside the hits: a replay serves these hits to the same queries instead of searching.
   await deps.trace('candidates.retrieved', {
     iteration: ctx.iteration,
+    queries: ctx.round.queries,
     hits: hits.map((h) => ({ id: h.id, fusedScore: h.fusedScore, vectorRank: h.vectorRank, textRank: h.textRank, distance: h.distance })),
   });
   return { ...ctx, seenIds: [...ctx.seenIds, ...hits.map((h) => h.id)], round: { ...ctx.round, retrieved: hits } };
@@ -136,7 +138,8 @@ const reflect: Step = async (ctx, deps) => {
       maxIterations: ctx.params.maxIterations,
       scoreThreshold: threshold,
       targetStrong: ctx.params.targetStrong,
-      roundScores: round.map((s) => s.totalScore),
+      // Best first, not in the order the scorers happened to finish: the same round always reads the same.
+      roundScores: round.map((s) => s.totalScore).sort((a, b) => b - a),
       bestBefore: bestScore(before),
       bestAfter: bestScore(ctx.scored),
       strongBefore: before.filter((s) => s.totalScore >= threshold).length,

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentCallContext, Agents } from '../agents/types.js';
+import { exchangeRecord } from '../audit/exchanges.js';
 import type { CandidateStore } from '../candidates/candidate-store.js';
 import type { Database } from '../db/database.js';
 import { initialContext, type RunContext } from '../matching/context.js';
@@ -40,6 +41,8 @@ export interface WorkerDeps {
   callContextFor(run: ClaimedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext>;
   /** Classifies an error that ended the workflow: a budget stop is a normal exit, not a failure. */
   isBudgetError(err: unknown): boolean;
+  /** What the audit trail records about the engine when a run starts (model specs, prompt hashes). */
+  manifestFor?(engine: Engine): object;
   onRunQueued?(listener: () => void): () => void;
 }
 
@@ -48,6 +51,8 @@ interface ActiveRun {
   controller: AbortController;
   /** Why the controller was aborted: the run's outcome depends on it. */
   abortReason: 'cancel' | 'shutdown' | 'lease_lost' | null;
+  /** The round in progress, for log lines written outside drive(). */
+  iteration: number | null;
   done: Promise<void>;
 }
 
@@ -97,36 +102,74 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: roleSpecOf(role), params: run.params });
   }
 
-  async function finishWith(ctx: RunContext, status: 'succeeded' | 'failed' | 'cancelled', stop: Stop, error: { title: string; detail: string } | null, runLog: Logger) {
+  async function finishWith(
+    ctx: RunContext,
+    status: 'succeeded' | 'failed' | 'cancelled',
+    stop: Stop,
+    error: { title: string; detail: string } | null,
+    runLog: Logger,
+    startedAt: Date,
+  ) {
     await queue.finish(ctx, status, stop, error);
     deps.metrics.runsFinished.inc({ status, reason: stop.reason });
     if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
-    runLog.info({ status, reason: stop.reason, iteration: stop.iteration }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
+    await queue
+      .trace(ctx, 'run.finished', { status, stop, error, scored: ctx.scored.length, unscored: ctx.unscoredIds.length, durationMs: Date.now() - startedAt.getTime() })
+      .catch((err) => runLog.error({ err: describe(err), iteration: stop.iteration }, 'audit trail write failed'));
+    runLog.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
   }
 
   async function drive(run: ClaimedRun, active: ActiveRun): Promise<void> {
     const runLog = log.child({ runId: run.id, orgId: run.orgId });
     const signal = active.controller.signal;
     let ctx = await contextFor(run);
+    active.iteration = ctx.iteration;
+    // Every line of a run carries runId, orgId and the round in progress (agents and the model layer included).
+    const iterationLog = () => runLog.child({ iteration: ctx.iteration });
+    const traceTo = { runId: run.id, orgId: run.orgId };
     if (run.firstClaim) {
       deps.metrics.runsStarted.inc({ engine: run.engine });
       await queue.appendEvent(run.id, 'run.started', { engine: run.engine, attempt: run.attempts });
-      await queue.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine });
+      await queue.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
     } else {
       await queue.appendEvent(run.id, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
+      await queue.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
     }
+    iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.firstClaim ? 'run started' : 'run resumed');
     const deadline = run.startedAt.getTime() + opts.deadlineMs;
-    const callContext = await deps.callContextFor(run, signal, deadline);
-    const iterationLog = () => runLog.child({ iteration: ctx.iteration });
+    const callContext: AgentCallContext = {
+      ...(await deps.callContextFor(run, signal, deadline)),
+      get logger() {
+        return iterationLog();
+      },
+      // Each model attempt, as sent and as answered, joins the trail; the scorer's carries its candidate for erasure.
+      onExchange: (x) => queue.trace(traceTo, 'model.exchange', exchangeRecord(x, ctx.iteration), x.candidateIds.length === 1 ? x.candidateIds[0]! : null),
+    };
+    let stepStarted = Date.now();
     try {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
         search: deps.search.search,
         views: deps.candidateStore.views,
         identities: deps.candidateStore.identities,
-        saveEntry: queue.saveEntry,
+        saveEntry: async (c, entry) => {
+          const r = await queue.saveEntry(c, entry);
+          // Counted where the entry is written, so every engine's unscored candidates count, once each.
+          if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
+          const decision = entry.status === 'scored' ? { totalScore: entry.totalScore, subscores: entry.subscores } : { reason: entry.reason };
+          await queue.trace(traceTo, `candidate.${entry.status}`, { iteration: entry.iteration, ...decision }, entry.candidateId);
+          return r;
+        },
         checkpoint: async (c, event) => {
-          if (event?.type === 'iteration.started') ctx = c;
+          if (event?.type === 'iteration.started') {
+            ctx = c;
+            active.iteration = c.iteration;
+          } else if (event) {
+            const durationMs = Date.now() - stepStarted;
+            iterationLog().debug({ event: event.type, durationMs }, 'step finished');
+            await queue.trace(traceTo, 'step.finished', { iteration: event.data.iteration, event: event.type, durationMs });
+          }
+          stepStarted = Date.now();
           return queue.checkpoint(c, event);
         },
         trace: (kind, data, candidateId) => queue.trace({ runId: run.id, orgId: run.orgId }, kind, data, candidateId ?? null),
@@ -137,36 +180,36 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         },
         globalScoreLimit: (fn) => globalScoreLimit(fn),
       });
-      await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog);
+      await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog, run.startedAt);
     } catch (err) {
       const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);
       const cause = interrupted.cause;
       const last = interrupted.context;
       if (active.abortReason === 'lease_lost' || cause instanceof LeaseLostError) {
-        runLog.warn('lease lost; another worker owns the run now');
+        iterationLog().warn('lease lost; another worker owns the run now');
         return;
       }
       if (active.abortReason === 'shutdown') {
         await queue.release(run.id, { countAttempt: false });
-        runLog.info('handed back on shutdown');
+        iterationLog().info('handed back on shutdown');
         return;
       }
       if (active.abortReason === 'cancel' || cause instanceof CancelRequested || cause instanceof CancelledAtBoundary) {
-        await finishWith(last, 'cancelled', { reason: 'cancelled', iteration: last.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, runLog);
+        await finishWith(last, 'cancelled', { reason: 'cancelled', iteration: last.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, runLog, run.startedAt);
         return;
       }
       if (deps.isBudgetError(cause)) {
-        await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, runLog);
+        await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, runLog, run.startedAt);
         return;
       }
-      runLog.error({ err: describe(cause) }, 'run failed');
+      iterationLog().error({ err: describe(cause) }, 'run failed');
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
         await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: describe(cause) });
         await queue.release(run.id, { countAttempt: true });
         return;
       }
-      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, { title: (cause as Error).name ?? 'Error', detail: (cause as Error).message ?? String(cause) }, runLog);
+      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, { title: (cause as Error).name ?? 'Error', detail: (cause as Error).message ?? String(cause) }, runLog, run.startedAt);
     }
   }
 
@@ -182,11 +225,11 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         }
       }
       if (claimed) {
-        const run: ActiveRun = { id: claimed.id, controller: new AbortController(), abortReason: null, done: Promise.resolve() };
+        const run: ActiveRun = { id: claimed.id, controller: new AbortController(), abortReason: null, iteration: null, done: Promise.resolve() };
         active.set(claimed.id, run);
         const c = claimed;
         run.done = drive(c, run)
-          .catch((err) => log.error({ runId: c.id, err: describe(err) }, 'run could not be finished'))
+          .catch((err) => log.error({ runId: c.id, orgId: c.orgId, iteration: run.iteration, err: describe(err) }, 'run could not be finished'))
           .finally(() => {
             active.delete(c.id);
             wake?.();

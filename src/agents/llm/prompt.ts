@@ -62,16 +62,21 @@ export function renderCandidate(candidate: CandidateView, opts: { label?: string
   ].join('\n');
 }
 
-/** The fields of a model call that come from the run: who pays, its budget, its deadline, its cancellation. */
+/** The fields of a model call that come from the run: who pays, its budget, deadline, cancellation, logger and audit hook. */
 export function callFields(ctx: AgentCallContext) {
-  return { orgId: ctx.orgId, runId: ctx.runId ?? null, budget: ctx.budget, signal: ctx.signal, deadline: ctx.deadline };
+  return { orgId: ctx.orgId, runId: ctx.runId ?? null, budget: ctx.budget, signal: ctx.signal, deadline: ctx.deadline, onExchange: ctx.onExchange, logger: ctx.logger };
+}
+
+/** The run's logger when the call has one, so every line of a run carries its runId, orgId and iteration. */
+export function loggerFor(deps: LlmAgentDeps, ctx: AgentCallContext): LlmLogger | undefined {
+  return ctx.logger ?? deps.logger;
 }
 
 /** ask() with the re-ask counter kept: re-asks are attempts beyond the first, whether or not the last one passed. */
 export async function askAgent<S extends z.ZodType>(
   deps: LlmAgentDeps,
   ctx: AgentCallContext,
-  opts: { agent: AgentName; instructions: string; input: string; schema: S; schemaName: string; maxTokens: number },
+  opts: { agent: AgentName; instructions: string; input: string; schema: S; schemaName: string; maxTokens: number; candidateIds?: string[] },
 ): Promise<AskResult<z.output<S>>> {
   try {
     const result = await ask({ caller: deps.caller, ...callFields(ctx), ...opts });

@@ -6,7 +6,8 @@ import { createToolRegistry, defineTool, type ToolRegistry } from '../../llm/too
 import type { SearchFilters } from '../../matching/domain.js';
 import { closestSkills, skillKey } from '../../text/skills.js';
 import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
-import { callFields, DATA_RULE, renderRole, type LlmAgentDeps } from './prompt.js';
+import { StructuredOutputError } from '../../llm/errors.js';
+import { callFields, DATA_RULE, loggerFor, renderRole, type LlmAgentDeps } from './prompt.js';
 
 /** Handler runs of evaluate_filters per expansion; the tool runner answers further calls with an error result. */
 export const EVALUATE_FILTERS_MAX_ATTEMPTS = 3;
@@ -121,6 +122,7 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
         }));
       const registry: ToolRegistry = createToolRegistry([evaluateFiltersTool(deps.pool, vocabulary)]);
       const schema = expansionSchema(input.usedQueries);
+      const log = loggerFor(deps, ctx);
       const result = await runTools({
         caller: deps.caller,
         agent: 'queryExpander',
@@ -135,11 +137,15 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
         maxTokensPerTurn: MAX_TOKENS_PER_TURN,
         finalSchema: schema,
         schemaName: 'query_expansion',
-        logger: deps.logger,
+        logger: log,
+      }).catch((err: unknown) => {
+        if (err instanceof StructuredOutputError && err.attempts > 1) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, err.attempts - 1);
+        throw err;
       });
+      if (result.reasks > 0) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, result.reasks);
       const answer = result.value!;
       const { filters, dropped } = finalFilters(answer.filters, await vocabulary());
-      if (dropped.length) deps.logger?.info({ agent: 'queryExpander', dropped }, 'dropped filter skills the pool does not have');
+      if (dropped.length) log?.info({ agent: 'queryExpander', dropped }, 'dropped filter skills the pool does not have');
       const queries = [...new Set(answer.queries.map((q) => q.trim()).filter(Boolean))];
       return { queries, filters };
     },

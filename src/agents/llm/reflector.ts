@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { fence } from '../../llm/fence.js';
 import type { AgentCallContext, Reflector, ReflectInput, ReflectOutput } from '../types.js';
-import { askAgent, DATA_RULE, renderRole, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderRole, type LlmAgentDeps } from './prompt.js';
 
 const MAX_HINTS = 6;
 
@@ -57,7 +57,7 @@ export function createLlmReflector(deps: LlmAgentDeps): Reflector {
       } catch (err) {
         if (!(err instanceof StructuredOutputError)) throw err;
         // Continuing is safe: the arithmetic exits (target, iteration cap, budget) still bound the run.
-        deps.logger?.warn({ agent: 'reflector', issues: err.issues.slice(0, 5) }, 'reflector gave no valid answer');
+        loggerFor(deps, ctx)?.warn({ agent: 'reflector', issues: err.issues.slice(0, 5) }, 'reflector gave no valid answer');
         return { stop: false, reasoning: `The reflector gave no valid answer after ${err.attempts} attempt(s); continuing within the iteration cap.`, hints: [] };
       }
     },

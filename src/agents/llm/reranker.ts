@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { StructuredOutputError } from '../../llm/errors.js';
 import type { RetrievedCandidate } from '../../matching/domain.js';
 import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
-import { askAgent, DATA_RULE, renderCandidate, renderRole, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, type LlmAgentDeps } from './prompt.js';
 
 /** Candidates per call: enough to compare, few enough that each resume excerpt keeps its detail. */
 export const RERANK_BATCH_SIZE = 30;
@@ -65,6 +65,7 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
         schemaName: 'candidate_ranking',
         // A label and its punctuation are a few tokens; the floor leaves room for a short batch.
         maxTokens: Math.max(200, batch.length * 8 + 100),
+        candidateIds: batch.map((c) => c.id),
       });
       // Duplicates carry no extra meaning: the first mention is the model's placement.
       return [...new Set(value.ranking)].map((label) => byLabel.get(label)!);
@@ -72,7 +73,7 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
       if (!(err instanceof StructuredOutputError)) throw err;
       // The model kept naming candidates it was not given: rather than fail the run or guess, this batch
       // keeps retrieval's order, which is the ranking we had before asking.
-      deps.logger?.warn({ agent: 'reranker', batch: index, size: batch.length, issues: err.issues.slice(0, 5) }, 'rerank batch fell back to retrieval order');
+      loggerFor(deps, ctx)?.warn({ agent: 'reranker', batch: index, size: batch.length, issues: err.issues.slice(0, 5) }, 'rerank batch fell back to retrieval order');
       return [...batch].sort(byRetrieval);
     }
   }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { SUBSCORE_BOUNDS, SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
 import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
-import { askAgent, DATA_RULE, renderCandidate, renderRole, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, type LlmAgentDeps } from './prompt.js';
 
 const bounded = (name: SubscoreName) => z.number().int().min(0).max(SUBSCORE_BOUNDS[name]);
 // Non-empty without minLength: minLength would switch off the provider's strict schema mode.
@@ -103,14 +103,15 @@ export function createLlmScorer(deps: LlmAgentDeps): Scorer {
           schema: ScoreAnswer,
           schemaName: 'candidate_score',
           maxTokens: MAX_ANSWER_TOKENS,
+          candidateIds: [input.candidate.id],
         });
         answer = result.value;
       } catch (err) {
         // Only a model that kept answering wrongly makes a candidate unscored; budget, deadline and
         // provider failures propagate so the run stops or retries with its own named outcome.
+        // candidates_unscored_total is counted where the entry is written, for every engine alike.
         if (!(err instanceof StructuredOutputError)) throw err;
-        deps.metrics?.unscoredCandidates.inc();
-        deps.logger?.warn({ agent: 'scorer', candidateId: input.candidate.id, attempts: err.attempts, issues: err.issues }, 'candidate left unscored');
+        loggerFor(deps, ctx)?.warn({ agent: 'scorer', candidateId: input.candidate.id, attempts: err.attempts, issues: err.issues }, 'candidate left unscored');
         return { status: 'unscored', reason: `no valid score after ${err.attempts} attempt(s): ${err.issues.slice(0, 3).join('; ')}` };
       }
       const subscores: Subscores = { ...answer.subscores };
