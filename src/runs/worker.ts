@@ -1,6 +1,7 @@
 // The worker: claims runs from the queue, drives the workflow under a renewed lease, and finishes
 // every run with a named outcome; on shutdown it stops claiming and hands back what it cannot finish.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
@@ -225,7 +226,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         }
       }
       if (claimed) {
-        const run: ActiveRun = { id: claimed.id, controller: new AbortController(), abortReason: null, iteration: null, done: Promise.resolve() };
+        const controller = new AbortController();
+        // Every concurrent model call of the run listens on its signal; scoreLimit can exceed Node's default of 10.
+        setMaxListeners(1000, controller.signal);
+        const run: ActiveRun = { id: claimed.id, controller, abortReason: null, iteration: null, done: Promise.resolve() };
         active.set(claimed.id, run);
         const c = claimed;
         run.done = drive(c, run)

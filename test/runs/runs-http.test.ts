@@ -44,7 +44,13 @@ function slowReranker(g: { opened: Promise<void> }) {
     reranker: {
       rerank: async (input, ctx) => {
         // Like a real model call, the wait ends early when the run is aborted.
-        await Promise.race([g.opened, new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason)))]);
+        await Promise.race([
+          g.opened,
+          new Promise((_, reject) => {
+            if (ctx.signal?.aborted) reject(ctx.signal.reason);
+            ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason));
+          }),
+        ]);
         return agents.reranker.rerank(input, ctx);
       },
     },
