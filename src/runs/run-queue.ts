@@ -63,8 +63,11 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     workerId,
     failExhausted,
 
-    /** Claims the oldest queued run, or a running one whose worker died (lease expired). */
-    async claim(): Promise<ClaimedRun | null> {
+    /**
+     * Claims the oldest queued run, or a running one whose worker died (lease expired). Runs this
+     * process is still driving are excluded: a lease it lost but has not yet noticed is not a new run.
+     */
+    async claim(excludeIds: string[] = []): Promise<ClaimedRun | null> {
       const r = await db.query<{
         id: string;
         org_id: string;
@@ -79,11 +82,12 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         `UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
            attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
          WHERE r.id = (SELECT id FROM matching_runs
-                       WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3)
+                       WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3))
+                         AND NOT (id = ANY($4::uuid[]))
                        ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
                    (r.attempts = 1) AS first_claim`,
-        [workerId, leaseMs, maxAttempts],
+        [workerId, leaseMs, maxAttempts, excludeIds],
       );
       const row = r.rows[0];
       if (!row) return null;

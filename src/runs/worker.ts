@@ -220,7 +220,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       if (active.size < opts.concurrency) {
         try {
           await queue.failExhausted();
-          claimed = await queue.claim();
+          claimed = await queue.claim([...active.keys()]);
         } catch (err) {
           log.warn({ err: describe(err) }, 'claim failed');
         }

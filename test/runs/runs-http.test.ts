@@ -178,7 +178,10 @@ test('a run whose worker died is resumed from its checkpoint without re-scoring 
         scoredBy.set(input.candidate.id, list);
         // The first worker "dies" after two candidates: it hangs until its lease is taken away.
         if (who === 'A' && [...scoredBy.values()].flat().filter((w) => w === 'A').length > 2) {
-          await new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason)));
+          await new Promise((_, reject) => {
+            if (ctx.signal?.aborted) reject(ctx.signal.reason);
+            ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason));
+          });
         }
         return agents.scorer.score(input, ctx);
       },
