@@ -31,6 +31,7 @@ export async function benchPolling(opts: { durationS: number }): Promise<void> {
       reply.header('content-type', 'application/json; charset=utf-8').header('etag', etag).header('cache-control', 'private, no-cache');
       return reply.send(body);
     });
+    bare.get('/healthz', (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send('{"status":"ok"}'));
     bare.get('/not-modified', (_req, reply) => reply.code(304).header('etag', etag).header('cache-control', 'private, no-cache').send());
     await bare.listen({ port: 0, host: '127.0.0.1' });
     await rt.app!.listen({ port: 0, host: '127.0.0.1' });
@@ -44,6 +45,9 @@ export async function benchPolling(opts: { durationS: number }): Promise<void> {
     const bare200 = await load(`${base(bare)}/run`);
     const service304 = await load(`${base(rt.app as unknown as typeof bare)}${url}`, { ...rt.auth, 'if-none-match': etag });
     const bare304 = await load(`${base(bare)}/not-modified`);
+    // A control: the service's own stack (helmet, cors, hooks, zod serializer) on a route with no auth and no database.
+    const serviceHealth = await load(`${base(rt.app as unknown as typeof bare)}/healthz`);
+    const bareHealth = await load(`${base(bare)}/healthz`);
 
     const row = (name: string, r: LoadResult) => [name, r.requestsPerSecond, r.latencyP50, r.latencyP99, JSON.stringify(r.statusCodes), r.errors];
     console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'status codes', 'errors'], [
@@ -51,7 +55,10 @@ export async function benchPolling(opts: { durationS: number }): Promise<void> {
       row('bare route, same bytes (200)', bare200),
       row('service GET run, If-None-Match (304)', service304),
       row('bare route (304)', bare304),
+      row('control: service GET /healthz (no auth, no database)', serviceHealth),
+      row('control: bare route, same bytes', bareHealth),
     ]));
+    console.log(`control ratio (framework and plugins alone): ${(serviceHealth.requestsPerSecond / bareHealth.requestsPerSecond).toFixed(3)}`);
     const unexpected = (r: LoadResult, code: string) => Object.entries(r.statusCodes).some(([k, n]) => k !== code && n > 0) || r.errors > 0;
     if (unexpected(service200, '200') || unexpected(service304, '304')) console.log('WARNING: the service answered something other than the expected status; ratios are not meaningful');
     reportTargets([
