@@ -72,8 +72,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
 
   const heartbeat = setInterval(() => {
     void (async () => {
-      const owned = await queue.heartbeat([...active.keys()]);
-      for (const run of active.values()) {
+      // Judge only the runs this heartbeat renewed: one claimed while it was in flight is not lost.
+      const renewed = [...active.values()];
+      const owned = await queue.heartbeat(renewed.map((r) => r.id));
+      for (const run of renewed) {
         const state = owned.get(run.id);
         if (!state) abort(run, 'lease_lost');
         else if (state.cancelRequested) abort(run, 'cancel');
