@@ -2,18 +2,19 @@
 import { vectorLiteral } from '../../src/candidates/candidate-store.js';
 import type { Database } from '../../src/db/database.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
-import { toOrTsQuery } from '../../src/retrieval/search.js';
+import { createTermRarity } from '../../src/retrieval/term-rarity.js';
 
 export interface SingleSource {
   /** Candidate ids nearest first; `exact` turns index scans off, so the planner sorts every row. */
   vector(orgId: string, vector: number[], limit: number, opts?: { exact?: boolean }): Promise<string[]>;
-  /** Candidate ids by ts_rank_cd over the OR query of the text, best first. */
+  /** Candidate ids by ts_rank_cd over the OR query of the text's rarest pool words, best first. */
   text(orgId: string, query: string, limit: number): Promise<string[]>;
 }
 
 export function createSingleSource(db: Database, embedder: Embedder): SingleSource {
   const dim = embedder.dimension;
   const model = `'${embedder.model.replace(/'/g, "''")}'`;
+  const rarity = createTermRarity(db);
   return {
     async vector(orgId, vector, limit, opts = {}) {
       return db.withTransaction(async (tx) => {
@@ -32,10 +33,10 @@ export function createSingleSource(db: Database, embedder: Embedder): SingleSour
       });
     },
     async text(orgId, query, limit) {
-      const tsquery = toOrTsQuery(query);
+      const tsquery = await rarity.tsquery(orgId, query);
       if (!tsquery) return [];
       const r = await db.query<{ id: string }>(
-        `SELECT c.id FROM candidates c, to_tsquery('english', $2) q
+        `SELECT c.id FROM candidates c, to_tsquery('simple', $2) q
          WHERE c.org_id = $1 AND c.search_tsv @@ q
          ORDER BY ts_rank_cd(c.search_tsv, q, 1) DESC, c.id LIMIT $3`,
         [orgId, tsquery, limit],

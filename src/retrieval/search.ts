@@ -4,6 +4,7 @@ import { vectorLiteral } from '../candidates/candidate-store.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { SearchFilters } from '../matching/domain.js';
 import { filterSql } from './filters.js';
+import { createTermRarity } from './term-rarity.js';
 
 export interface SearchRequest {
   orgId: string;
@@ -25,6 +26,9 @@ export interface SearchHit {
 
 // The usual RRF constant: damps the head so one list cannot dominate the fusion.
 const RRF_K = 60;
+// Full-text counts half as much as a vector list: on the labelled set it is the weaker ranker
+// (docs/benchmarks.md), and at equal weight it pulled the fused MRR below vectors alone.
+const TEXT_WEIGHT = 0.5;
 
 /** Index name and expression for one embedding model; queries must use the same expression to hit it. */
 export function vectorIndexFor(model: string, dimension: number) {
@@ -45,18 +49,10 @@ export async function ensureVectorIndex(db: Database, model: string, dimension: 
   });
 }
 
-/** OR of the query's words: role texts are long, and an AND of every word matches nobody. */
-export function toOrTsQuery(query: string): string | null {
-  const words = [...new Set(query.toLowerCase().match(/[a-z0-9][a-z0-9+#]*/g) ?? [])]
-    .map((w) => w.replace(/[^a-z0-9]/g, ''))
-    .filter((w) => w.length > 1)
-    .slice(0, 64);
-  return words.length ? words.join(' | ') : null;
-}
-
 export function createSearch(deps: { db: Database; embedder: Embedder }) {
   const { db, embedder } = deps;
   const dim = embedder.dimension;
+  const rarity = createTermRarity(db);
   // A literal, not a parameter: the planner must see it to use the model's partial HNSW index.
   const modelLiteral = `'${embedder.model.replace(/'/g, "''")}'`;
 
@@ -76,7 +72,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
   async function textList(tx: Queryable, req: SearchRequest, tsquery: string, fetch: number) {
     const values: unknown[] = [req.orgId, tsquery, req.excludeIds, fetch];
     const r = await tx.query<{ id: string }>(
-      `SELECT c.id FROM candidates c, to_tsquery('english', $2) q
+      `SELECT c.id FROM candidates c, to_tsquery('simple', $2) q
        WHERE c.org_id = $1 AND c.search_tsv @@ q AND NOT (c.id = ANY($3::uuid[])) ${filterSql(req.filters, values)}
        ORDER BY ts_rank_cd(c.search_tsv, q, 1) DESC, c.id LIMIT $4`,
       values,
@@ -91,6 +87,8 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
       const vectors = await embedder.embed(queries, { orgId: req.orgId });
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
+      // Term statistics are read before the transaction: the embedded server runs one at a time.
+      const tsqueries = await Promise.all(queries.map((q) => rarity.tsquery(req.orgId, q)));
       const hits = new Map<string, SearchHit>();
       const hit = (id: string) => {
         let h = hits.get(id);
@@ -111,11 +109,11 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
             h.vectorRank = Math.min(h.vectorRank ?? Infinity, i + 1);
             h.distance = Math.min(h.distance ?? Infinity, row.distance);
           });
-          const tsquery = toOrTsQuery(query);
+          const tsquery = tsqueries[qi];
           if (!tsquery) continue;
           (await textList(tx, req, tsquery, fetch)).forEach((row, i) => {
             const h = hit(row.id);
-            h.fusedScore += 1 / (RRF_K + i + 1);
+            h.fusedScore += TEXT_WEIGHT / (RRF_K + i + 1);
             h.textRank = Math.min(h.textRank ?? Infinity, i + 1);
           });
         }

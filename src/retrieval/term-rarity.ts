@@ -1,0 +1,64 @@
+// Which words of a query are worth a full-text search: the pool's rarest ones, never those most resumes share.
+import type { Queryable } from '../db/database.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface PoolStats {
+  at: number;
+  pool: number;
+  /** Documents per lexeme (english stemming, as in candidates.search_tsv). */
+  df: Map<string, number>;
+}
+
+/**
+ * Role texts are long; an OR of their words matches nearly every resume ("experience", "team") and
+ * ts_rank_cd has no notion of rarity. Keeping only words that at most half the pool contains, rarest
+ * first, makes full-text search both sharper and cheaper. Document frequencies come from ts_stat and
+ * are cached per organisation for ttlMs: words of candidates added since are ignored until then.
+ */
+export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxTerms?: number } = {}) {
+  const ttlMs = opts.ttlMs ?? 60_000;
+  const maxTerms = opts.maxTerms ?? 64;
+  const cache = new Map<string, Promise<PoolStats>>();
+
+  async function load(orgId: string): Promise<PoolStats> {
+    if (!UUID.test(orgId)) throw new Error('organisation id must be a UUID');
+    const [stats, count] = await Promise.all([
+      db.query<{ word: string; ndoc: number }>('SELECT word, ndoc FROM ts_stat($1)', [
+        `SELECT search_tsv FROM candidates WHERE org_id = '${orgId}'`,
+      ]),
+      db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates WHERE org_id = $1', [orgId]),
+    ]);
+    return { at: Date.now(), pool: count.rows[0]?.n ?? 0, df: new Map(stats.rows.map((r) => [r.word, r.ndoc])) };
+  }
+
+  function statsFor(orgId: string): Promise<PoolStats> {
+    const cached = cache.get(orgId);
+    if (cached) {
+      return cached.then((s) => {
+        if (Date.now() - s.at < ttlMs) return s;
+        cache.delete(orgId);
+        return statsFor(orgId);
+      });
+    }
+    const loading = load(orgId);
+    cache.set(orgId, loading);
+    loading.catch(() => cache.delete(orgId));
+    return loading;
+  }
+
+  return {
+    /** An OR tsquery (for to_tsquery('simple', ...)) of the query's rarest pool words, or null. */
+    async tsquery(orgId: string, query: string): Promise<string | null> {
+      const stats = await statsFor(orgId);
+      const r = await db.query<{ lexeme: string }>("SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1))", [query.slice(0, 50_000)]);
+      const known = r.rows.map((row) => row.lexeme).filter((w) => stats.df.has(w));
+      const byRarity = (a: string, b: string) => stats.df.get(a)! - stats.df.get(b)! || (a < b ? -1 : 1);
+      let words = known.filter((w) => stats.df.get(w)! <= stats.pool / 2).sort(byRarity);
+      // A tiny pool can make every word "common": then the rarest few still beat none.
+      if (!words.length) words = known.sort(byRarity).slice(0, 16);
+      words = words.slice(0, maxTerms);
+      return words.length ? words.map((w) => `'${w.replace(/'/g, "''")}'`).join(' | ') : null;
+    },
+  };
+}
