@@ -4,7 +4,6 @@ import { createApiKeyStore } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
-import { createEmbedder } from './embeddings/create-embedder.js';
 
 export async function openMigratedDatabase(config: Config, logger: Logger, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
   const db = await openDatabase({
@@ -41,5 +40,3 @@ export async function ensureBootstrapKey(db: Database, config: Config, print: (l
     print(`talent-matcher: no API key existed, so one was created for organisation "default" (shown only now): ${key}`);
   });
 }
-
-export { createEmbedder };

@@ -99,7 +99,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
         // Iterative index scans keep filtered searches from starving; ef_search must cover the fetch.
         await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
         await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(fetch, 40))}`);
-        for (const [qi, query] of queries.entries()) {
+        for (let qi = 0; qi < queries.length; qi++) {
           const vrows = await vectorList(tx, req, vectors[qi]!, fetch);
           // relaxed_order may return rows slightly out of order: sort before ranking.
           vrows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));

@@ -80,6 +80,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         if (!state) abort(run, 'lease_lost');
         else if (state.cancelRequested) abort(run, 'cancel');
       }
+      // A sweep, not part of claiming: runs that died on every attempt end failed within a heartbeat.
+      await queue.failExhausted();
     })().catch((err) => log.warn({ err: describe(err) }, 'heartbeat failed'));
   }, opts.heartbeatMs);
   heartbeat.unref();
@@ -221,7 +223,6 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       let claimed: ClaimedRun | null = null;
       if (active.size < opts.concurrency) {
         try {
-          await queue.failExhausted();
           claimed = await queue.claim([...active.keys()]);
         } catch (err) {
           log.warn({ err: describe(err) }, 'claim failed');

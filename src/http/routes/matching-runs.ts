@@ -89,7 +89,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       const { runId } = await deps.runs.start({
         orgId,
         roleId: request.params.id,
-        params: CreateRunForRoleBodySchema.parse(request.body ?? {}),
+        // Validated (with defaults) by the route schema; an absent body means all defaults.
+        params: request.body ?? CreateRunForRoleBodySchema.parse({}),
         ...(request.headers['idempotency-key'] ? { idempotencyKey: request.headers['idempotency-key'] } : {}),
       });
       return answerStarted(reply, orgId, runId);
