@@ -24,12 +24,13 @@ export function prepareCandidate(input: CandidateInput): PreparedCandidate {
   };
   // Fixed key order makes the hash a function of the content alone.
   const contentHash = createHash('sha256').update(JSON.stringify(fields)).digest('hex');
-  return { ...fields, skillKeys: skills.map(skillKey), scrubbedText, contentHash };
+  const scrubbedHeadline = fields.headline === null ? null : scrub(fields.headline, { names });
+  return { ...fields, skillKeys: skills.map(skillKey), scrubbedText, scrubbedHeadline, contentHash };
 }
 
 /** The text a candidate is embedded from: scrubbed, so no PII ever reaches an embedding model. */
-export function embeddingText(c: Pick<PreparedCandidate, 'headline' | 'skills' | 'scrubbedText'>): string {
-  return [c.headline ? scrub(c.headline) : '', c.skills.join(', '), c.scrubbedText].filter(Boolean).join('\n');
+export function embeddingText(c: Pick<PreparedCandidate, 'scrubbedHeadline' | 'skills' | 'scrubbedText'>): string {
+  return [c.scrubbedHeadline ?? '', c.skills.join(', '), c.scrubbedText].filter(Boolean).join('\n');
 }
 
 export function createCandidateService(deps: { db: Database; store: CandidateStore; embedder: Embedder }) {

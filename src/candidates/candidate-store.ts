@@ -1,6 +1,5 @@
 // SQL for the candidates table and their embeddings; the organisation is in every WHERE clause.
 import type { Database, Queryable } from '../db/database.js';
-import { scrub } from '../text/scrubber.js';
 import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
@@ -20,6 +19,8 @@ export interface PreparedCandidate {
   skillKeys: string[];
   resume: string;
   scrubbedText: string;
+  /** The headline as agents, the index and logs may see it. */
+  scrubbedHeadline: string | null;
   contentHash: string;
 }
 
@@ -95,21 +96,22 @@ export function createCandidateStore(db: Database) {
         skill_keys: c.skillKeys,
         resume: c.resume,
         scrubbed_text: c.scrubbedText,
+        scrubbed_headline: c.scrubbedHeadline,
         content_hash: c.contentHash,
       }));
       const written = await tx.query<{ id: string; external_id: string }>(
         `INSERT INTO candidates (org_id, external_id, name, email, phone, headline, location, years_experience,
-                                 skills, skill_keys, resume, scrubbed_text, content_hash)
+                                 skills, skill_keys, resume, scrubbed_text, scrubbed_headline, content_hash)
          SELECT $1, r.external_id, r.name, r.email, r.phone, r.headline, r.location, r.years_experience,
                 ARRAY(SELECT jsonb_array_elements_text(r.skills)), ARRAY(SELECT jsonb_array_elements_text(r.skill_keys)),
-                r.resume, r.scrubbed_text, r.content_hash
+                r.resume, r.scrubbed_text, r.scrubbed_headline, r.content_hash
          FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, name text, email text, phone text, headline text,
               location text, years_experience real, skills jsonb, skill_keys jsonb, resume text, scrubbed_text text,
-              content_hash text)
+              scrubbed_headline text, content_hash text)
          ON CONFLICT (org_id, external_id) DO UPDATE SET
            name = EXCLUDED.name, email = EXCLUDED.email, phone = EXCLUDED.phone, headline = EXCLUDED.headline,
            location = EXCLUDED.location, years_experience = EXCLUDED.years_experience, skills = EXCLUDED.skills,
-           skill_keys = EXCLUDED.skill_keys, resume = EXCLUDED.resume, scrubbed_text = EXCLUDED.scrubbed_text,
+           skill_keys = EXCLUDED.skill_keys, resume = EXCLUDED.resume, scrubbed_text = EXCLUDED.scrubbed_text, scrubbed_headline = EXCLUDED.scrubbed_headline,
            content_hash = EXCLUDED.content_hash, updated_at = now()
          RETURNING id, external_id`,
         [orgId, JSON.stringify(rows)],
@@ -178,13 +180,13 @@ export function createCandidateStore(db: Database) {
         skills: string[];
         scrubbed_text: string;
       }>(
-        `SELECT id, headline, location, years_experience, skills, scrubbed_text FROM candidates
+        `SELECT id, scrubbed_headline AS headline, location, years_experience, skills, scrubbed_text FROM candidates
          WHERE org_id = $1 AND id = ANY($2::uuid[])`,
         [orgId, ids],
       );
       return r.rows.map((row) => ({
         id: row.id,
-        headline: row.headline === null ? null : scrub(row.headline),
+        headline: row.headline,
         location: row.location,
         yearsExperience: row.years_experience,
         skills: row.skills,

@@ -64,17 +64,27 @@ test('raw PII stays in its columns; the scrubbed text carries none of it', async
       name: 'Grace Hopper',
       email: 'grace.hopper@navy.example',
       phone: '+1 202 555 0143',
+      headline: 'Grace Hopper, compiler engineer (grace.hopper@navy.example)',
       resume: 'Grace Hopper\ngrace.hopper@navy.example | +1 202 555 0143 | https://linkedin.com/in/gracehopper\nGrace led the COBOL compiler team.',
     }),
   ]);
   const id = res.json().items[0].id;
-  const row = (await rt.db.query<{ scrubbed_text: string }>('SELECT scrubbed_text FROM candidates WHERE id = $1', [id])).rows[0]!;
+  const row = (
+    await rt.db.query<{ scrubbed_text: string; scrubbed_headline: string; tsv: string }>(
+      'SELECT scrubbed_text, scrubbed_headline, search_tsv::text AS tsv FROM candidates WHERE id = $1',
+      [id],
+    )
+  ).rows[0]!;
   for (const pii of ['Grace', 'Hopper', 'grace.hopper', '555 0143', 'linkedin.com']) {
     assert.ok(!row.scrubbed_text.includes(pii), `${pii} scrubbed from ${row.scrubbed_text}`);
+    assert.ok(!row.scrubbed_headline.includes(pii), `${pii} scrubbed from the headline ${row.scrubbed_headline}`);
   }
+  for (const lexeme of ['grace', 'hopper', 'navy']) assert.ok(!row.tsv.includes(`'${lexeme}`), `${lexeme} not indexed: ${row.tsv}`);
+  assert.match(row.tsv, /'compil'/, 'the scrubbed headline is indexed');
   assert.match(row.scrubbed_text, /COBOL compiler/);
   const got = (await rt.app!.inject({ url: `/v1/candidates/${id}`, headers: rt.auth() })).json();
   assert.equal(got.email, 'grace.hopper@navy.example', 'the candidate route returns raw PII to its owner');
+  assert.equal(got.headline, 'Grace Hopper, compiler engineer (grace.hopper@navy.example)');
 });
 
 test('list is cursor-paginated, newest first, without resume text', async () => {
