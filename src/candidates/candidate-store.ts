@@ -161,6 +161,12 @@ export function createCandidateStore(db: Database) {
            FROM matching_runs m WHERE s.run_id = m.id AND m.org_id = $1 AND s.candidate_id = $2`,
           [orgId, id],
         );
+        // The runs' answers changed: a new version is a new ETag, so no client or cache keeps the erased text.
+        await tx.query(
+          `UPDATE matching_runs SET version = version + 1
+           WHERE org_id = $1 AND id IN (SELECT run_id FROM shortlist_entries WHERE candidate_id = $2)`,
+          [orgId, id],
+        );
         await tx.query(
           // A rerank batch's exchange names its candidates in data->'candidateIds' (migration 003 indexes it).
           `UPDATE run_trace SET data = jsonb_build_object('erased', true)
