@@ -14,6 +14,9 @@ export const ENV_SCHEMA = z.object({
   DATABASE_URL: z.url().optional().describe('PostgreSQL with pgvector; unset: the embedded PGlite'),
   DATA_DIR: z.string().min(1).default('./.data').describe('embedded database files; memory:// keeps nothing'),
   DB_POOL_MAX: int(1, 200).default(10).describe('connections in the process-wide pool'),
+  CACHE_TTL_MS: int(0, 600_000)
+    .default(5_000)
+    .describe('how long a process trusts a verified API key or a finished run it served without re-reading; 0: always re-read'),
   DB_CONNECTION_TIMEOUT_MS: int(100, 600_000).default(10_000).describe('how long a query waits for a free pool connection'),
   PROCESS_ROLE: z.enum(['api', 'worker', 'all']).default('all').describe('api, worker, or both in one process'),
   BOOTSTRAP_API_KEY: z.string().min(20).max(200).optional().describe('registered for organisation "default" on first boot'),

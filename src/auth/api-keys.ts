@@ -1,5 +1,6 @@
 // API keys per organisation: generated once, stored as a SHA-256 hash, verified in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { RecentCache } from '../cache/recent-cache.js';
 import type { Queryable } from '../db/database.js';
 
 export interface Caller {
@@ -26,7 +27,21 @@ function prefixOf(key: string): string {
   return KEY_PATTERN.exec(key)?.[1] ?? hashKey(key).slice(0, 10);
 }
 
-export function createApiKeyStore(db: Queryable) {
+export interface ApiKeyStoreOptions {
+  /**
+   * How long a verified key is trusted without reading api_keys again (0: read on every request). A key
+   * revoked through this process stops working at once; one revoked by another process (another replica,
+   * the CLI against a shared PostgreSQL) within this time.
+   */
+  cacheTtlMs?: number;
+}
+
+export function createApiKeyStore(db: Queryable, opts: ApiKeyStoreOptions = {}) {
+  // Keyed by the key's hash, like the table: the raw key is not kept past the request.
+  const verified = new RecentCache<Caller>({ ttlMs: opts.cacheTtlMs ?? 0, maxEntries: 10_000 });
+  // A verification that read api_keys before a revocation here must not cache what it read.
+  let revocations = 0;
+
   async function ensureOrganisation(name: string): Promise<string> {
     const r = await db.query<{ id: string }>(
       `INSERT INTO organisations (name) VALUES ($1)
@@ -56,6 +71,8 @@ export function createApiKeyStore(db: Queryable) {
 
     async revoke(prefix: string): Promise<boolean> {
       const r = await db.query('UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL', [prefix]);
+      revocations++;
+      verified.deleteWhere((caller) => caller.keyPrefix === prefix);
       return r.rowCount > 0;
     },
 
@@ -64,10 +81,14 @@ export function createApiKeyStore(db: Queryable) {
       return r.rows[0]?.n ?? 0;
     },
 
-    /** One indexed read per request, so a revocation takes effect on the very next request. */
+    /** One indexed read, or none while the key's last verification is fresh (see cacheTtlMs). */
     async verify(key: string): Promise<Caller | null> {
       if (key.length < 20 || key.length > 200) return null;
+      const keyHash = hashKey(key);
+      const cached = verified.fresh(keyHash);
+      if (cached) return cached;
       const prefix = prefixOf(key);
+      const revocationsBefore = revocations;
       const r = await db.query<{ id: string; org_id: string; key_hash: string }>(
         'SELECT id, org_id, key_hash FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL',
         [prefix],
@@ -75,9 +96,11 @@ export function createApiKeyStore(db: Queryable) {
       const row = r.rows[0];
       if (!row) return null;
       const expected = Buffer.from(row.key_hash, 'hex');
-      const actual = Buffer.from(hashKey(key), 'hex');
+      const actual = Buffer.from(keyHash, 'hex');
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
-      return { orgId: row.org_id, keyId: row.id, keyPrefix: prefix };
+      const caller = { orgId: row.org_id, keyId: row.id, keyPrefix: prefix };
+      if (revocations === revocationsBefore) verified.set(keyHash, caller);
+      return caller;
     },
   };
 }

@@ -1,0 +1,66 @@
+// A bounded in-process map whose entries go stale after a fixed time: what one process may remember of
+// the shared database between two reads of it. Least recently set entries are dropped first.
+
+export interface RecentCacheOptions {
+  /** How long an entry is trusted without asking the database again; 0 disables the cache. */
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: V;
+  storedAt: number;
+}
+
+export class RecentCache<V> {
+  readonly #entries = new Map<string, Entry<V>>();
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+
+  constructor(opts: RecentCacheOptions) {
+    this.#ttlMs = opts.ttlMs;
+    this.#maxEntries = opts.maxEntries;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  get enabled(): boolean {
+    return this.#ttlMs > 0 && this.#maxEntries > 0;
+  }
+
+  /** The value if it was stored (or confirmed) less than ttlMs ago. */
+  fresh(key: string): V | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (this.#now() - entry.storedAt < this.#ttlMs) return entry.value;
+    return undefined;
+  }
+
+  /** The value however old: worth revalidating with a cheaper read than the one that produced it. */
+  stale(key: string): V | undefined {
+    return this.#entries.get(key)?.value;
+  }
+
+  set(key: string, value: V): void {
+    if (!this.enabled) return;
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, storedAt: this.#now() });
+    if (this.#entries.size > this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  deleteWhere(predicate: (value: V, key: string) => boolean): void {
+    for (const [key, entry] of this.#entries) if (predicate(entry.value, key)) this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
