@@ -20,6 +20,7 @@ import type { Config } from './config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { FinishedRunCache } from './http/finished-runs.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -133,9 +134,15 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     // One allowance per group and key, across every route of the group (see SharedRateLimitStore).
     const writeRateLimit = { max: config.RATE_LIMIT_WRITES_PER_MINUTE, timeWindow: 60_000, groupId: 'writes' };
     const runRateLimit = { max: config.RATE_LIMIT_RUNS_PER_MINUTE, timeWindow: 60_000, groupId: 'runs' };
-    await v1.register(candidateRoutes, { candidates: services.candidates, candidateStore: services.candidateStore, writeRateLimit });
+    const finishedRuns = new FinishedRunCache(config.CACHE_TTL_MS);
+    await v1.register(candidateRoutes, {
+      candidates: services.candidates,
+      candidateStore: services.candidateStore,
+      onErased: (orgId) => finishedRuns.forgetOrganisation(orgId),
+      writeRateLimit,
+    });
     await v1.register(roleRoutes, { roleStore: services.roleStore, writeRateLimit });
-    await v1.register(runRoutes, { runs: services.runs, runRateLimit });
+    await v1.register(runRoutes, { runs: services.runs, finishedRuns, runRateLimit });
     await v1.register(usageRoutes, { usage: services.usage });
   });
 

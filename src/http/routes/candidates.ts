@@ -19,6 +19,8 @@ import { IdParamsSchema } from '../schemas.js';
 export interface CandidateRouteDeps {
   candidates: CandidateService;
   candidateStore: CandidateStore;
+  /** Told of each erasure, so answers cached in this process stop naming the candidate at once. */
+  onErased: (orgId: string) => void;
   writeRateLimit: { max: number; timeWindow: number };
 }
 
@@ -65,7 +67,9 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
       response: { 204: z.undefined(), ...standardErrors },
     },
     handler: async (request, reply) => {
-      if (!(await deps.candidateStore.erase(callerOf(request).orgId, request.params.id))) throw new NotFoundError('Candidate');
+      const orgId = callerOf(request).orgId;
+      if (!(await deps.candidateStore.erase(orgId, request.params.id))) throw new NotFoundError('Candidate');
+      deps.onErased(orgId);
       return reply.code(204).send();
     },
   });

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  FINISHED_STATUSES,
   CreateRunBodySchema,
   CreateRunForRoleBodySchema,
   EventSchema,
@@ -17,12 +18,14 @@ import {
 import type { RunService } from '../../runs/run-service.js';
 import { BadRequestError } from '../../errors.js';
 import { callerOf } from '../auth.js';
+import type { FinishedRunAnswer, FinishedRunCache } from '../finished-runs.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { ProblemSchema, standardErrors } from '../problem.js';
 import { IdParamsSchema } from '../schemas.js';
 
 export interface RunRouteDeps {
   runs: RunService;
+  finishedRuns: FinishedRunCache;
   runRateLimit: { max: number; timeWindow: number };
 }
 
@@ -31,6 +34,16 @@ const RETRY_AFTER_SECONDS: Record<RunStatus, number | null> = { queued: 2, runni
 
 function etagOf(runId: string, version: number): string {
   return `"${runId.slice(0, 8)}-${version}"`;
+}
+
+/** If-None-Match names this ETag (a list, weak or strong). */
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  return !!ifNoneMatch && ifNoneMatch.split(',').some((s) => s.trim().replace(/^W\//, '') === etag);
+}
+
+/** Sends JSON serialized earlier (by the same schema); fastify passes a Buffer through untouched. */
+function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
 function cacheHeaders(reply: FastifyReply, runId: string, version: number, status: RunStatus): void {
@@ -121,17 +134,36 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     },
     handler: async (request, reply) => {
       const orgId = callerOf(request).orgId;
+      const runId = request.params.id;
       const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch) {
-        const v = await deps.runs.version(orgId, request.params.id);
-        if (ifNoneMatch.split(',').map((s) => s.trim().replace(/^W\//, '')).includes(etagOf(request.params.id, v.version))) {
-          cacheHeaders(reply, request.params.id, v.version, v.status);
-          return reply.code(304).send();
+      let answer = deps.finishedRuns.fresh(orgId, runId);
+      if (!answer) {
+        const stale = deps.finishedRuns.stale(orgId, runId);
+        if (stale || ifNoneMatch) {
+          // One indexed read of the version decides: still the cached answer, not modified, or read it whole.
+          const v = await deps.runs.version(orgId, runId);
+          if (stale?.version === v.version) deps.finishedRuns.keep(orgId, runId, (answer = stale));
+          else {
+            if (stale) deps.finishedRuns.forget(orgId, runId);
+            if (matchesEtag(ifNoneMatch, etagOf(runId, v.version))) {
+              cacheHeaders(reply, runId, v.version, v.status);
+              return reply.code(304).send();
+            }
+          }
         }
       }
-      const { version, ...run } = await deps.runs.get(orgId, request.params.id);
-      cacheHeaders(reply, run.id, version, run.status);
-      return run;
+      if (!answer) {
+        const { version, ...run } = await deps.runs.get(orgId, runId);
+        if (!FINISHED_STATUSES.includes(run.status)) {
+          cacheHeaders(reply, runId, version, run.status);
+          return run;
+        }
+        answer = { version, status: run.status, body: Buffer.from(JSON.stringify(z.encode(RunSchema, run))) } satisfies FinishedRunAnswer;
+        deps.finishedRuns.keep(orgId, runId, answer);
+      }
+      cacheHeaders(reply, runId, answer.version, answer.status);
+      if (matchesEtag(ifNoneMatch, etagOf(runId, answer.version))) return reply.code(304).send();
+      return sendSerialized(reply, answer.body);
     },
   });
 

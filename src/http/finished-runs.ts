@@ -1,0 +1,45 @@
+// The answer to GET /v1/matching-runs/:id for finished runs, serialized once and kept in the process.
+// A finished run changes only when a candidate on its shortlist is erased, and erasure bumps its version:
+// a cached answer is served as is while fresh, then revalidated with the run's version alone (one
+// indexed read), and dropped at once when this process erases a candidate of the organisation.
+import { RecentCache } from '../cache/recent-cache.js';
+import type { RunStatus } from '../runs/run-schemas.js';
+
+export interface FinishedRunAnswer {
+  version: number;
+  status: RunStatus;
+  /** The JSON body, as the route's serializer would have produced it. */
+  body: Buffer;
+}
+
+export class FinishedRunCache {
+  readonly #answers: RecentCache<FinishedRunAnswer & { orgId: string }>;
+
+  constructor(ttlMs: number, maxEntries = 1_000) {
+    this.#answers = new RecentCache({ ttlMs, maxEntries });
+  }
+
+  /** Served without a database read. */
+  fresh(orgId: string, runId: string): FinishedRunAnswer | undefined {
+    return this.#answers.fresh(`${orgId}/${runId}`);
+  }
+
+  /** Worth serving again if the run's version is still this one. */
+  stale(orgId: string, runId: string): FinishedRunAnswer | undefined {
+    return this.#answers.stale(`${orgId}/${runId}`);
+  }
+
+  /** Stores or (after a version check) re-confirms an answer. */
+  keep(orgId: string, runId: string, answer: FinishedRunAnswer): void {
+    this.#answers.set(`${orgId}/${runId}`, { ...answer, orgId });
+  }
+
+  forget(orgId: string, runId: string): void {
+    this.#answers.delete(`${orgId}/${runId}`);
+  }
+
+  /** After an erasure: any of the organisation's shortlists may have named the candidate. */
+  forgetOrganisation(orgId: string): void {
+    this.#answers.deleteWhere((answer) => answer.orgId === orgId);
+  }
+}
