@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyCors from '@fastify/cors';
-import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
@@ -21,6 +20,7 @@ import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -55,32 +55,21 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (services.lifecycle.closing) throw new ServiceUnavailableError('The service is shutting down; retry shortly.');
+    done(services.lifecycle.closing ? new ServiceUnavailableError('The service is shutting down; retry shortly.') : undefined);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     services.metrics.httpDuration.observe(
       { method: request.method, route, status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 
-  await app.register(fastifyHelmet, {
-    // The recruiter page loads only its own scripts and styles; the docs UI needs inline styles.
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        // Plain-http deployments (a LAN address) must not have their own assets upgraded to https.
-        upgradeInsecureRequests: null,
-      },
-    },
-  });
+  registerSecurityHeaders(app);
   await app.register(fastifyCors, {
     origin: config.CORS_ORIGINS.length ? config.CORS_ORIGINS : false,
     exposedHeaders: ['etag', 'location', 'retry-after', 'x-request-id'],
