@@ -18,13 +18,13 @@ export async function benchHeuristic(opts: { runs: number; candidates: number })
     await waitForRuns(rt, [warm]);
 
     const probes = probe(rt.db);
-    const mark = probes.mark();
+    const mark = await probes.mark();
     const started = performance.now();
     const ids: string[] = [];
     for (let i = 0; i < opts.runs; i++) ids.push(await startRun(rt, { role: syntheticRole(i), ...PARAMS }));
     const runs = await waitForRuns(rt, ids, { pollMs: 100 });
     const wallS = (performance.now() - started) / 1000;
-    const load = probes.since(mark);
+    const load = await probes.since(mark);
 
     const totals = new Map<string, number>();
     const durations: number[] = [];

@@ -26,10 +26,10 @@ export async function benchPipeline(opts: { candidates: number; latencyMs: numbe
     await fake.reset();
 
     const probes = probe(rt.db);
-    const mark = probes.mark();
+    const mark = await probes.mark();
     const id = await startRun(rt, { ...LLM_RUN, role: syntheticRole(0) });
     const run = (await waitForRuns(rt, [id], { pollMs: 250 })).get(id)!;
-    const load = probes.since(mark);
+    const load = await probes.since(mark);
     const { intervals, unknown } = await fake.collect();
     if (unknown.length) throw new Error(`requests no script answers: ${[...new Set(unknown)].join(', ')}`);
     if (run.status !== 'succeeded') throw new Error(`the run ended ${run.status}: ${JSON.stringify(run.error ?? run.stop)}`);

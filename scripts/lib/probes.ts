@@ -11,7 +11,7 @@ export interface ProbeMark {
 
 export interface ProbeReport {
   wallMs: number;
-  /** Share of the wall clock the JS thread was busy (PGlite runs on it too). */
+  /** Share of the wall clock the JS thread was busy (the embedded PGlite runs in a thread of its own). */
   eventLoopUtilisation: number;
   /** Process CPU time (all threads) over the wall clock. */
   cpuShare: number;
@@ -19,34 +19,28 @@ export interface ProbeReport {
   dbBusyMs: number | null;
 }
 
-/** Wraps the embedded PGlite's mutex so the time spent inside it is counted; the wrapped call is otherwise unchanged. */
+/**
+ * Marks and measures since a mark. The embedded database's busy time is counted in its own thread (around each
+ * wire-protocol message it executes) and asked for, so mark() and since() are async; the other figures are
+ * read first, at the moment they are called.
+ */
 export function probe(db: Database) {
-  let dbBusyMs = 0;
-  const pglite = db.embedded?.pglite;
-  if (pglite) {
-    const original = pglite.runExclusive.bind(pglite);
-    pglite.runExclusive = <T>(fn: () => Promise<T> | T): Promise<T> =>
-      original(async () => {
-        const started = performance.now();
-        try {
-          return await fn();
-        } finally {
-          dbBusyMs += performance.now() - started;
-        }
-      });
-  }
+  const embedded = db.embedded;
+  const dbBusyMs = async () => (embedded ? embedded.busyMs() : 0);
   return {
-    mark(): ProbeMark {
-      return { at: performance.now(), elu: performance.eventLoopUtilization(), cpu: process.cpuUsage(), dbBusyMs };
+    async mark(): Promise<ProbeMark> {
+      const mark = { at: performance.now(), elu: performance.eventLoopUtilization(), cpu: process.cpuUsage() };
+      return { ...mark, dbBusyMs: await dbBusyMs() };
     },
-    since(mark: ProbeMark): ProbeReport {
+    async since(mark: ProbeMark): Promise<ProbeReport> {
       const wallMs = performance.now() - mark.at;
       const cpu = process.cpuUsage(mark.cpu);
+      const elu = performance.eventLoopUtilization(mark.elu).utilization;
       return {
         wallMs,
-        eventLoopUtilisation: performance.eventLoopUtilization(mark.elu).utilization,
+        eventLoopUtilisation: elu,
         cpuShare: (cpu.user + cpu.system) / 1000 / wallMs,
-        dbBusyMs: pglite ? dbBusyMs - mark.dbBusyMs : null,
+        dbBusyMs: embedded ? (await dbBusyMs()) - mark.dbBusyMs : null,
       };
     },
   };

@@ -1,18 +1,32 @@
 // The embedded PostgreSQL: PGlite with pgvector, served over the wire protocol on a private
 // unix socket so that the one pg.Pool speaks to it exactly as it would to a real server.
+// PGlite (WebAssembly) and its socket server run in a worker thread (embedded-thread.ts): every SQL
+// statement executes there, on another core, and this thread only does the pg socket I/O.
+import { EventEmitter } from 'node:events';
 import { mkdir, mkdtemp, open, readFile, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
+import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
 
-export interface EmbeddedServer {
+export interface EmbeddedServer extends EventEmitter {
   /** Directory holding the socket; pg connects with host = this directory. */
   socketDir: string;
   port: number;
-  pglite: PGlite;
+  /** The database files as a tarball, for loadDataDir (PGlite's dumpDataDir, run in the database thread). */
+  dumpDataDir(compression?: DumpCompression): Promise<Blob>;
+  /** Milliseconds the database has spent executing wire-protocol messages (one at a time) since it started. */
+  busyMs(): Promise<number>;
+  /**
+   * Stops the socket server, closes PGlite (a clean shutdown: the files are durable), ends the thread,
+   * removes the socket directory and releases the data directory.
+   */
   stop(): Promise<void>;
+  /**
+   * 'error': the database thread ended without stop() (PGlite crashed). Queries fail from then on; with no
+   * listener the error is thrown, which ends the process, as a PGlite crash on the main thread would have.
+   */
+  on(event: 'error', listener: (err: Error) => void): this;
 }
 
 export interface EmbeddedOptions {
@@ -37,75 +51,134 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
     releaseLock = await lockDataDir(opts.dataDir);
     pgDataDir = path.join(opts.dataDir, 'pgdata');
   }
+  let socketDir: string | undefined;
   try {
-    const pglite = await PGlite.create({
-      ...(pgDataDir ? { dataDir: pgDataDir } : {}),
-      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-      extensions: { vector },
-    });
     // A private directory per process: a stale socket can never be someone else's.
-    const socketDir = await mkdtemp(path.join(tmpdir(), 'talent-matcher-pg-'));
-    const server = new PGLiteSocketServer({
-      db: extendedProtocolAware(pglite),
-      path: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
-      maxConnections: opts.maxConnections,
-    });
-    await server.start();
-    return {
-      socketDir,
+    socketDir = await mkdtemp(path.join(tmpdir(), 'talent-matcher-pg-'));
+    const loadDataDir = opts.loadDataDir ? await opts.loadDataDir.arrayBuffer() : undefined;
+    const thread = await DatabaseThread.start(
+      {
+        ...(pgDataDir ? { pgDataDir } : {}),
+        ...(loadDataDir ? { loadDataDir } : {}),
+        socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`),
+        maxConnections: opts.maxConnections,
+      },
+      loadDataDir ? [loadDataDir] : [],
+    );
+    const dir = socketDir;
+    return Object.assign(thread, {
+      socketDir: dir,
       port: SOCKET_PORT,
-      pglite,
       async stop() {
-        await server.stop();
-        await pglite.close();
-        await rm(socketDir, { recursive: true, force: true });
+        await thread.shutdown();
+        await rm(dir, { recursive: true, force: true });
         await releaseLock();
       },
-    };
+    });
   } catch (err) {
+    if (socketDir) await rm(socketDir, { recursive: true, force: true });
     await releaseLock();
     throw err;
   }
 }
 
-// Wire-protocol message types that end an extended-protocol sequence (Sync), or stand alone (Query, Terminate).
-const SEQUENCE_END = new Set(['S'.charCodeAt(0), 'Q'.charCodeAt(0), 'X'.charCodeAt(0)]);
-const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.charCodeAt(0)));
-
 /**
- * pglite-socket interleaves messages of different connections one by one, unless PGlite is inside
- * a transaction. The extended protocol (Parse, Bind, Execute ... Sync) is a sequence too: another
- * connection's Parse between our Parse and Bind replaces the unnamed statement ("bind message
- * supplies 5 parameters, but prepared statement requires 1"). So an open sequence is reported as
- * an open transaction, which makes the socket server serve that connection alone until its Sync.
- * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
+ * The worker running embedded-thread.ts, and the request/reply messages to it. Under tsx (npm start, npm test)
+ * this module is the .ts source: Node 20 does not apply tsx's hooks to worker threads, so the worker registers
+ * them itself before importing the .ts entry. Compiled (dist/), the .js entry next to this file is started as is.
  */
-function extendedProtocolAware(pglite: PGlite): PGlite {
-  let sequenceOpen = false;
-  return new Proxy(pglite, {
-    get(target, prop) {
-      if (prop === 'isInTransaction') return () => sequenceOpen || target.isInTransaction();
-      if (prop === 'execProtocolRawStream') {
-        return (message: Uint8Array, opts: Parameters<PGlite['execProtocolRawStream']>[1]) => {
-          const type = message[0]!;
-          if (SEQUENCE_PART.has(type)) sequenceOpen = true;
-          else if (SEQUENCE_END.has(type)) sequenceOpen = false;
-          return target.execProtocolRawStream(message, opts);
-        };
+class DatabaseThread extends EventEmitter {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private exited = false;
+  private stopped: Promise<void> | undefined;
+  private lastError: Error | undefined;
+
+  private constructor(private readonly worker: Worker) {
+    super();
+  }
+
+  static start(data: ThreadData, transfer: ArrayBuffer[]): Promise<DatabaseThread> {
+    const worker = spawnThread(data, transfer);
+    const thread = new DatabaseThread(worker);
+    return new Promise((resolve, reject) => {
+      let started = false;
+      worker.on('message', (m: ThreadMessage) => {
+        if (m.type === 'ready') {
+          started = true;
+          resolve(thread);
+        } else if (m.type === 'failed') {
+          // Rejected on exit, so that the data directory is released only once the thread is gone.
+          thread.lastError = Object.assign(new Error(m.message), m.stack ? { stack: m.stack } : {});
+          void worker.terminate();
+        } else {
+          const call = thread.pending.get(m.id);
+          thread.pending.delete(m.id);
+          if (m.ok) call?.resolve(m.value);
+          else call?.reject(new Error(m.message));
+        }
+      });
+      worker.on('error', (err) => {
+        thread.lastError ??= err;
+      });
+      worker.on('exit', (code) => {
+        thread.exited = true;
+        const cause = thread.lastError;
+        if (!started) {
+          // PGlite failed to start (a corrupt data directory, a bad dump): its own message.
+          reject(cause ?? new Error(`the embedded database thread exited with code ${code} before it was ready`));
+          return;
+        }
+        const err = new Error(
+          `the embedded database thread exited with code ${code}${cause ? `: ${cause.message}` : ''}`,
+          cause ? { cause } : {},
+        );
+        for (const call of thread.pending.values()) call.reject(err);
+        thread.pending.clear();
+        if (!thread.stopped) thread.emit('error', err);
+      });
+    });
+  }
+
+  private call(req: Omit<ThreadRequest, 'id'>): Promise<unknown> {
+    if (this.exited) return Promise.reject(new Error('the embedded database thread is not running'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...req, id });
+    });
+  }
+
+  async dumpDataDir(compression?: DumpCompression): Promise<Blob> {
+    const bytes = (await this.call({ op: 'dumpDataDir', ...(compression ? { compression } : {}) })) as ArrayBuffer;
+    return new Blob([bytes]);
+  }
+
+  async busyMs(): Promise<number> {
+    return (await this.call({ op: 'busyMs' })) as number;
+  }
+
+  /** Asks the thread to stop the server and close PGlite, then ends it; once, however often it is called. */
+  shutdown(): Promise<void> {
+    this.stopped ??= (async () => {
+      if (this.exited) return;
+      try {
+        await this.call({ op: 'stop' });
+      } finally {
+        await this.worker.terminate();
       }
-      if (prop === 'exec') {
-        return async (query: string, opts?: Parameters<PGlite['exec']>[1]) => {
-          if (/^\s*ROLLBACK\s*$/i.test(query)) {
-            sequenceOpen = false;
-            if (!target.isInTransaction()) return [];
-          }
-          return target.exec(query, opts);
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+    })();
+    return this.stopped;
+  }
+}
+
+function spawnThread(data: ThreadData, transfer: ArrayBuffer[]): Worker {
+  const options = { workerData: data, transferList: transfer };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./embedded-thread.js', import.meta.url), options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./embedded-thread.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
 }
 
 /**

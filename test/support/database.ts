@@ -26,7 +26,7 @@ export async function migratedDump(): Promise<Blob> {
     const db = await openDatabase({ dataDir: 'memory://', poolMax: 2 });
     try {
       await migrate(db);
-      const dump = await db.embedded!.pglite.dumpDataDir('none');
+      const dump = await db.embedded!.dumpDataDir('none');
       await mkdir(CACHE_DIR, { recursive: true });
       // Two test processes may build it at once: write aside, then rename atomically.
       const tmp = `${file}.${process.pid}.tmp`;

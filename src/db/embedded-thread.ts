@@ -1,0 +1,133 @@
+// The embedded database's own thread: PGlite (WebAssembly) and its wire-protocol socket server run here, so that
+// SQL executes on another core and the main thread only does pg socket I/O. Started by embedded.ts, nothing else.
+import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface ThreadData {
+  /** Where PGlite keeps its files; unset: in memory. */
+  pgDataDir?: string;
+  /** The bytes of a dumpDataDir() tarball to start from (transferred, not copied). */
+  loadDataDir?: ArrayBuffer;
+  socketPath: string;
+  maxConnections: number;
+}
+
+export type DumpCompression = 'auto' | 'gzip' | 'none';
+
+export type ThreadRequest =
+  | { id: number; op: 'dumpDataDir'; compression?: DumpCompression }
+  | { id: number; op: 'busyMs' }
+  | { id: number; op: 'stop' };
+
+export type ThreadMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; message: string; stack?: string }
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; message: string };
+
+// Wire-protocol message types that end an extended-protocol sequence (Sync), or stand alone (Query, Terminate).
+const SEQUENCE_END = new Set(['S'.charCodeAt(0), 'Q'.charCodeAt(0), 'X'.charCodeAt(0)]);
+const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.charCodeAt(0)));
+
+/**
+ * pglite-socket interleaves messages of different connections one by one, unless PGlite is inside
+ * a transaction. The extended protocol (Parse, Bind, Execute ... Sync) is a sequence too: another
+ * connection's Parse between our Parse and Bind replaces the unnamed statement ("bind message
+ * supplies 5 parameters, but prepared statement requires 1"). So an open sequence is reported as
+ * an open transaction, which makes the socket server serve that connection alone until its Sync.
+ * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
+ * The socket server runs every message inside runExclusive: the time spent there is added to busy.ms.
+ */
+function extendedProtocolAware(pglite: PGlite, busy: { ms: number }): PGlite {
+  let sequenceOpen = false;
+  return new Proxy(pglite, {
+    get(target, prop) {
+      if (prop === 'isInTransaction') return () => sequenceOpen || target.isInTransaction();
+      if (prop === 'execProtocolRawStream') {
+        return (message: Uint8Array, opts: Parameters<PGlite['execProtocolRawStream']>[1]) => {
+          const type = message[0]!;
+          if (SEQUENCE_PART.has(type)) sequenceOpen = true;
+          else if (SEQUENCE_END.has(type)) sequenceOpen = false;
+          return target.execProtocolRawStream(message, opts);
+        };
+      }
+      if (prop === 'exec') {
+        return async (query: string, opts?: Parameters<PGlite['exec']>[1]) => {
+          if (/^\s*ROLLBACK\s*$/i.test(query)) {
+            sequenceOpen = false;
+            if (!target.isInTransaction()) return [];
+          }
+          return target.exec(query, opts);
+        };
+      }
+      if (prop === 'runExclusive') {
+        return <T>(fn: () => Promise<T>): Promise<T> =>
+          target.runExclusive(async () => {
+            const started = performance.now();
+            try {
+              return await fn();
+            } finally {
+              busy.ms += performance.now() - started;
+            }
+          });
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Promise<void> {
+  const post = (message: ThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+  let pglite: PGlite | undefined;
+  let server: PGLiteSocketServer | undefined;
+  const busy = { ms: 0 };
+  try {
+    pglite = await PGlite.create({
+      ...(data.pgDataDir ? { dataDir: data.pgDataDir } : {}),
+      ...(data.loadDataDir ? { loadDataDir: new Blob([data.loadDataDir]) } : {}),
+      extensions: { vector },
+    });
+    server = new PGLiteSocketServer({
+      db: extendedProtocolAware(pglite, busy),
+      path: data.socketPath,
+      maxConnections: data.maxConnections,
+    });
+    await server.start();
+  } catch (err) {
+    await pglite?.close().catch(() => {});
+    const e = err instanceof Error ? err : new Error(String(err));
+    post({ type: 'failed', message: e.message, ...(e.stack ? { stack: e.stack } : {}) });
+    return;
+  }
+  const db = pglite;
+  const socketServer = server;
+
+  port.on('message', (req: ThreadRequest) => {
+    const answer = async (): Promise<[unknown, ArrayBuffer[]]> => {
+      switch (req.op) {
+        case 'busyMs':
+          return [busy.ms, []];
+        case 'dumpDataDir': {
+          const bytes = await (await db.dumpDataDir(req.compression)).arrayBuffer();
+          return [bytes, [bytes]];
+        }
+        case 'stop':
+          await socketServer.stop();
+          await db.close();
+          return [null, []];
+      }
+    };
+    answer().then(
+      ([value, transfer]) => post({ type: 'reply', id: req.id, ok: true, value }, transfer),
+      (err: unknown) => post({ type: 'reply', id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) }),
+    );
+  });
+  post({ type: 'ready' });
+}
+
+if (!parentPort) throw new Error('embedded-thread is a worker_threads entry: start it with startEmbedded()');
+await main(parentPort, workerData as ThreadData);
