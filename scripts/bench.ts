@@ -14,7 +14,7 @@ type Bench = (args: Args) => Promise<void>;
 const BENCHES: Record<string, Bench> = {
   ingest: (a) => benchIngest({ count: numberOption(a, 'count', 5000) }),
   retrieval: (a) => benchRetrieval({ count: numberOption(a, 'count', 20_000), queries: numberOption(a, 'queries', 100) }),
-  polling: (a) => benchPolling({ durationS: numberOption(a, 'duration', 5) }),
+  polling: (a) => benchPolling({ durationS: numberOption(a, 'duration', 3), rounds: numberOption(a, 'rounds', 3) }),
   pipeline: (a) => benchPipeline({ candidates: numberOption(a, 'count', 2000), latencyMs: numberOption(a, 'latency', 200), jitterMs: 20 }),
   concurrent: (a) => benchConcurrent({ runs: numberOption(a, 'runs', 20), candidates: numberOption(a, 'count', 2000), latencyMs: numberOption(a, 'latency', 200), cap: 32 }),
   heuristic: (a) => benchHeuristic({ runs: numberOption(a, 'runs', 20), candidates: numberOption(a, 'count', 2000) }),
