@@ -1,5 +1,5 @@
 // API keys per organisation: generated once, stored as a SHA-256 hash, verified in constant time.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RecentCache } from '../cache/recent-cache.js';
 import type { Queryable } from '../db/database.js';
 
@@ -14,7 +14,7 @@ export interface Caller {
 const KEY_PATTERN = /^tm_([a-z0-9]{10})_[A-Za-z0-9_-]{20,}$/;
 
 function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function generateApiKey(): { key: string; prefix: string } {

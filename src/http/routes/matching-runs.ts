@@ -38,7 +38,8 @@ function etagOf(runId: string, version: number): string {
 
 /** If-None-Match names this ETag (a list, weak or strong). */
 function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  return !!ifNoneMatch && ifNoneMatch.split(',').some((s) => s.trim().replace(/^W\//, '') === etag);
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch === etag || ifNoneMatch.split(',').some((s) => s.trim().replace(/^W\//, '') === etag);
 }
 
 /** Sends JSON serialized earlier (by the same schema); fastify passes a Buffer through untouched. */
