@@ -81,6 +81,12 @@ export function createApiKeyStore(db: Queryable, opts: ApiKeyStoreOptions = {}) 
       return r.rows[0]?.n ?? 0;
     },
 
+    /** The caller, if this key's last verification is fresh (see cacheTtlMs); no database read. */
+    verifiedRecently(key: string): Caller | undefined {
+      if (!verified.enabled || key.length < 20 || key.length > 200) return undefined;
+      return verified.fresh(hashKey(key));
+    },
+
     /** One indexed read, or none while the key's last verification is fresh (see cacheTtlMs). */
     async verify(key: string): Promise<Caller | null> {
       if (key.length < 20 || key.length > 200) return null;
