@@ -51,6 +51,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
               db,
               logger,
               metrics: services.metrics,
+              journal: services.journal,
               candidateStore: services.candidateStore,
               roleStore: services.roleStore,
               search: createSearch({ db, embedder }),
@@ -81,6 +82,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         services.lifecycle.closing = true;
         await worker?.stop(config.SHUTDOWN_GRACE_MS);
         await app?.close();
+        await services.journal.flush();
         await db.close();
       },
     };

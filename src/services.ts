@@ -1,5 +1,6 @@
 // Composes stores and services from config and a database: plain factories, no container.
 import type { Logger } from 'pino';
+import { createJournal } from './audit/journal.js';
 import { createApiKeyStore } from './auth/api-keys.js';
 import { createCandidateService } from './candidates/candidate-service.js';
 import { createCandidateStore } from './candidates/candidate-store.js';
@@ -27,6 +28,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
   const roleStore = createRoleStore(db);
   const runStore = createRunStore(db);
   const usage = createUsageStore(db);
+  const journal = createJournal({ db, usage, logger });
   const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS });
   const lifecycle = { closing: false };
   const queueListeners = new Set<() => void>();
@@ -44,6 +46,8 @@ export async function createServices(config: Config, deps: ServiceDeps) {
     roleStore,
     runStore,
     usage,
+    /** Ledger and audit-trail rows, written in batches behind the work they record. */
+    journal,
     runs: createRunService({
       db,
       runs: runStore,

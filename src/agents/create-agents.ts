@@ -20,7 +20,7 @@ const MODEL_VARIABLES: Record<string, string> = {
 };
 
 /** Boot check for the llm engine: the pinned registry loads and knows every configured model, or the boot stops. */
-export function createConfiguredLlmEngine(config: Config, services: Pick<Services, 'usage' | 'metrics' | 'logger'>, pool: PoolInsight): LlmEngine {
+export function createConfiguredLlmEngine(config: Config, services: Pick<Services, 'usage' | 'journal' | 'metrics' | 'logger'>, pool: PoolInsight): LlmEngine {
   const registry = loadPinnedRegistry(config.MODEL_REGISTRY_PATH);
   try {
     assertAgentModels(registry, config.llm);
@@ -33,7 +33,8 @@ export function createConfiguredLlmEngine(config: Config, services: Pick<Service
   return createLlmEngine({
     settings: config.llm,
     registry,
-    usage: services.usage,
+    // Ledger rows go through the journal (an answer never waits for its row); budgets are read back from the store.
+    usage: { record: services.journal.record, runTotals: services.usage.runTotals },
     metrics: services.metrics,
     logger: services.logger,
     pool,

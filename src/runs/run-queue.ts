@@ -1,5 +1,6 @@
 // The runs table as a work queue: claim with SKIP LOCKED, leases renewed by heartbeat, and every
 // write fenced by the lease owner so a worker that lost its lease cannot overwrite its successor.
+import { insertTraceRows } from '../audit/journal.js';
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { progressOf } from '../matching/context.js';
@@ -132,7 +133,10 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       return { cancelRequested: r.rows[0].cancel };
     },
 
-    /** Writes one scored (or unscored) candidate, the new context, progress and an event: one statement. */
+    /**
+     * Writes one scored (or unscored) candidate, progress and an event: one statement. The checkpoint is
+     * left as the step boundary wrote it: on resume the entries are read back and merged into it.
+     */
     async saveEntry(ctx: RunContext, entry: EntryWrite): Promise<{ cancelRequested: boolean }> {
       const type = entry.status === 'scored' ? 'candidate.scored' : 'candidate.unscored';
       const data =
@@ -141,20 +145,19 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
           : { candidateId: entry.candidateId, reason: entry.reason, iteration: entry.iteration };
       const r = await db.query<{ cancel: boolean }>(
         `WITH r AS (
-           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + 1
+           UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + 1
            WHERE id = $1 AND lease_owner = $2 AND status = 'running'
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          s AS (
            INSERT INTO shortlist_entries (run_id, candidate_id, status, external_id, name, subscores, total_score,
                                           rationale, evidence, reason, retrieval_score, iteration)
-           SELECT $1, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 FROM r
+           SELECT $1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 FROM r
            ON CONFLICT (run_id, candidate_id) DO NOTHING),
-         e AS (INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $5, $6 FROM r)
+         e AS (INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $4, $5 FROM r)
          SELECT cancel FROM r`,
         [
           ctx.runId,
           workerId,
-          JSON.stringify(ctx),
           JSON.stringify(progressOf(ctx)),
           type,
           JSON.stringify(data),
@@ -189,6 +192,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
       stop: Stop,
       error: { title: string; detail: string } | null,
+      /** The trail's run.finished row, written with the outcome it records. */
+      finished: Record<string, unknown>,
     ): Promise<void> {
       await db.withTransaction(async (tx) => {
         const r = await tx.query(
@@ -204,6 +209,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
           reasoning: stop.reasoning,
           ...(error ? { error: error.title } : {}),
         });
+        await insertTraceRows(tx, [{ runId: ctx.runId, orgId: ctx.orgId, kind: 'run.finished', candidateId: null, data: finished, at: new Date() }]);
       });
     },
 
@@ -222,16 +228,6 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
 
     async appendEvent(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
       await db.withTransaction((tx) => appendEvent(tx, runId, type, data).then(() => undefined));
-    },
-
-    async trace(ctx: { runId: string; orgId: string }, kind: string, data: unknown, candidateId: string | null = null): Promise<void> {
-      await db.query('INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data) VALUES ($1, $2, $3, $4, $5)', [
-        ctx.runId,
-        ctx.orgId,
-        kind,
-        candidateId,
-        JSON.stringify(data),
-      ]);
     },
   };
 }

@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentCallContext, Agents } from '../agents/types.js';
 import { exchangeRecord } from '../audit/exchanges.js';
+import type { Journal } from '../audit/journal.js';
 import type { CandidateStore } from '../candidates/candidate-store.js';
 import type { Database } from '../db/database.js';
 import { initialContext, type RunContext } from '../matching/context.js';
@@ -34,6 +35,8 @@ export interface WorkerDeps {
   db: Database;
   logger: Logger;
   metrics: Metrics;
+  /** Where ledger and audit-trail rows go; flushed before a run is finished. */
+  journal: Pick<Journal, 'trace' | 'flush'>;
   candidateStore: CandidateStore;
   roleStore: RoleStore;
   search: Search;
@@ -115,12 +118,18 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     runLog: Logger,
     startedAt: Date,
   ) {
-    await queue.finish(ctx, status, stop, error);
+    // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
+    await deps.journal.flush();
+    await queue.finish(ctx, status, stop, error, {
+      status,
+      stop,
+      error,
+      scored: ctx.scored.length,
+      unscored: ctx.unscoredIds.length,
+      durationMs: Date.now() - startedAt.getTime(),
+    });
     deps.metrics.runsFinished.inc({ status, reason: stop.reason });
     if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
-    await queue
-      .trace(ctx, 'run.finished', { status, stop, error, scored: ctx.scored.length, unscored: ctx.unscoredIds.length, durationMs: Date.now() - startedAt.getTime() })
-      .catch((err) => runLog.error({ err: describe(err), iteration: stop.iteration }, 'audit trail write failed'));
     runLog.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
   }
 
@@ -135,10 +144,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     if (run.firstClaim) {
       deps.metrics.runsStarted.inc({ engine: run.engine });
       await queue.appendEvent(run.id, 'run.started', { engine: run.engine, attempt: run.attempts });
-      await queue.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
+      deps.journal.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
     } else {
       await queue.appendEvent(run.id, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
-      await queue.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
+      deps.journal.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
     }
     iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.firstClaim ? 'run started' : 'run resumed');
     const deadline = run.startedAt.getTime() + opts.deadlineMs;
@@ -148,7 +157,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         return iterationLog();
       },
       // Each model attempt, as sent and as answered, joins the trail; the scorer's carries its candidate for erasure.
-      onExchange: (x) => queue.trace(traceTo, 'model.exchange', exchangeRecord(x, ctx.iteration), x.candidateIds.length === 1 ? x.candidateIds[0]! : null),
+      onExchange: async (x) => deps.journal.trace(traceTo, 'model.exchange', exchangeRecord(x, ctx.iteration), x.candidateIds.length === 1 ? x.candidateIds[0]! : null),
     };
     let stepStarted = Date.now();
     try {
@@ -162,7 +171,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
           // Counted where the entry is written, so every engine's unscored candidates count, once each.
           if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
           const decision = entry.status === 'scored' ? { totalScore: entry.totalScore, subscores: entry.subscores } : { reason: entry.reason };
-          await queue.trace(traceTo, `candidate.${entry.status}`, { iteration: entry.iteration, ...decision }, entry.candidateId);
+          deps.journal.trace(traceTo, `candidate.${entry.status}`, { iteration: entry.iteration, ...decision }, entry.candidateId);
           return r;
         },
         checkpoint: async (c, event) => {
@@ -172,12 +181,12 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
           } else if (event) {
             const durationMs = Date.now() - stepStarted;
             iterationLog().debug({ event: event.type, durationMs }, 'step finished');
-            await queue.trace(traceTo, 'step.finished', { iteration: event.data.iteration, event: event.type, durationMs });
+            deps.journal.trace(traceTo, 'step.finished', { iteration: event.data.iteration, event: event.type, durationMs });
           }
           stepStarted = Date.now();
           return queue.checkpoint(c, event);
         },
-        trace: (kind, data, candidateId) => queue.trace({ runId: run.id, orgId: run.orgId }, kind, data, candidateId ?? null),
+        trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
         signal,
         callContext,
         get logger() {

@@ -14,36 +14,51 @@ const GROUP_KEYS: Record<UsageGroup, string> = {
 };
 
 export function createUsageStore(db: Queryable) {
+  /** Many rows (a journal batch) in one statement; each run's totals move once, by the sum of its rows. */
+  async function recordMany(rows: Array<LedgerRow & { at: Date }>): Promise<void> {
+    if (!rows.length) return;
+    const column = <V>(f: (r: LedgerRow & { at: Date }) => V) => rows.map(f);
+    await db.query(
+      `WITH call AS (
+         INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
+                                  cost_usd, latency_ms, outcome, request_id, attempt, error, created_at)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[],
+                              $8::numeric[], $9::int[], $10::text[], $11::text[], $12::int[], $13::text[], $14::timestamptz[])
+         RETURNING run_id, prompt_tokens, completion_tokens, cost_usd),
+       totals AS (
+         SELECT run_id, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+                sum(cost_usd) AS cost_usd
+         FROM call WHERE run_id IS NOT NULL GROUP BY run_id)
+       UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
+         completion_tokens = r.completion_tokens + t.completion_tokens, cost_usd = r.cost_usd + t.cost_usd,
+         version = r.version + 1
+       FROM totals t WHERE r.id = t.run_id`,
+      [
+        column((r) => r.orgId),
+        column((r) => r.runId),
+        column((r) => r.agent),
+        column((r) => r.model),
+        column((r) => r.promptTokens),
+        column((r) => r.cachedTokens),
+        column((r) => r.completionTokens),
+        column((r) => r.costUsd),
+        column((r) => Math.round(r.latencyMs)),
+        column((r) => r.outcome),
+        column((r) => r.requestId),
+        column((r) => r.attempt),
+        column((r) => r.error?.slice(0, 1000) ?? null),
+        column((r) => r.at),
+      ],
+    );
+  }
+
   return {
     /** One row, and the run's running totals move in the same statement, so a poll never disagrees with the ledger. */
     async record(row: LedgerRow): Promise<void> {
-      await db.query(
-        `WITH call AS (
-           INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
-                                    cost_usd, latency_ms, outcome, request_id, attempt, error)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-           RETURNING run_id, prompt_tokens, completion_tokens, cost_usd)
-         UPDATE matching_runs r SET llm_calls = r.llm_calls + 1, prompt_tokens = r.prompt_tokens + call.prompt_tokens,
-           completion_tokens = r.completion_tokens + call.completion_tokens, cost_usd = r.cost_usd + call.cost_usd,
-           version = r.version + 1
-         FROM call WHERE r.id = call.run_id`,
-        [
-          row.orgId,
-          row.runId,
-          row.agent,
-          row.model,
-          row.promptTokens,
-          row.cachedTokens,
-          row.completionTokens,
-          row.costUsd,
-          Math.round(row.latencyMs),
-          row.outcome,
-          row.requestId,
-          row.attempt,
-          row.error?.slice(0, 1000) ?? null,
-        ],
-      );
+      await recordMany([{ ...row, at: new Date() }]);
     },
+
+    recordMany,
 
     async runTotals(runId: string): Promise<{ calls: number; tokens: number; costUsd: number }> {
       const r = await db.query<{ calls: number; tokens: number; cost: number }>(

@@ -9,7 +9,8 @@ import { fakePool } from './llm-harness.js';
 
 const base = { LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', LLM_EMBEDDING_MODEL: 'fake-embed' };
 const services = {
-  usage: { record: async () => {}, runTotals: async () => ({ calls: 0, tokens: 0, costUsd: 0 }) },
+  usage: { runTotals: async () => ({ calls: 0, tokens: 0, costUsd: 0 }) },
+  journal: { record: async () => {} },
   metrics: createMetrics({ defaultMetrics: false }),
   logger: { debug() {}, info() {}, warn() {}, error() {} },
 } as unknown as Parameters<typeof createConfiguredLlmEngine>[1];

@@ -13,6 +13,7 @@ export function startTestWorker(rt: TestRuntime, opts: { wrap?: (agents: Agents)
       db: rt.db,
       logger: rt.logger,
       metrics: rt.services.metrics,
+      journal: rt.services.journal,
       candidateStore: rt.services.candidateStore,
       roleStore: rt.services.roleStore,
       search: createSearch({ db: rt.db, embedder: rt.services.embedder }),

@@ -1,0 +1,91 @@
+// Write-behind with group commit: rows are handed over without waiting, and written together, one batch
+// at a time, as soon as the previous batch is done. Whoever needs them durable awaits flush().
+//
+// Used for rows that record work rather than decide it (the model-call ledger, the audit trail): a
+// model answer need not wait for its ledger row, but a run is not finished before its rows are written.
+
+export interface BatchWriterOptions<T> {
+  /** Writes a batch in one statement; throws if nothing was written. */
+  writeBatch(items: T[]): Promise<void>;
+  /** Called with the items of a batch that could not be written after the retries, one item at a time. */
+  onLost(err: unknown, item: T): void;
+  maxBatch?: number;
+  /** Further attempts of a failed batch before it is written item by item (so one bad row loses only itself). */
+  retries?: number;
+  retryDelayMs?: number;
+}
+
+export interface BatchWriter<T> {
+  add(item: T): void;
+  /** Resolves once every item added before this call is written (or reported lost). Never rejects. */
+  flush(): Promise<void>;
+  /** Items added and not yet written. */
+  readonly backlog: number;
+}
+
+export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T> {
+  const maxBatch = opts.maxBatch ?? 500;
+  const retries = opts.retries ?? 2;
+  const retryDelayMs = opts.retryDelayMs ?? 50;
+  let queue: T[] = [];
+  let added = 0;
+  let settled = 0;
+  let draining = false;
+  const waiters: Array<{ upTo: number; resolve: () => void }> = [];
+
+  async function write(batch: T[]): Promise<void> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      try {
+        await opts.writeBatch(batch);
+        return;
+      } catch (err) {
+        lastError = err;
+        if (attempt < retries) await new Promise((r) => setTimeout(r, retryDelayMs * (attempt + 1)));
+      }
+    }
+    if (batch.length === 1) return opts.onLost(lastError, batch[0]!);
+    for (const item of batch) {
+      try {
+        await opts.writeBatch([item]);
+      } catch (err) {
+        opts.onLost(err, item);
+      }
+    }
+  }
+
+  async function drain(): Promise<void> {
+    try {
+      while (queue.length) {
+        const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+        queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+        await write(batch);
+        settled += batch.length;
+        for (let i = waiters.length - 1; i >= 0; i--) {
+          if (waiters[i]!.upTo <= settled) waiters.splice(i, 1)[0]!.resolve();
+        }
+      }
+    } finally {
+      draining = false;
+    }
+  }
+
+  return {
+    add(item: T): void {
+      queue.push(item);
+      added++;
+      if (draining) return;
+      draining = true;
+      // Rows added in the same turn of the event loop (fifteen scorers answering together) share a batch.
+      setImmediate(() => void drain());
+    },
+    flush(): Promise<void> {
+      if (settled >= added) return Promise.resolve();
+      const upTo = added;
+      return new Promise((resolve) => waiters.push({ upTo, resolve }));
+    },
+    get backlog() {
+      return added - settled;
+    },
+  };
+}
