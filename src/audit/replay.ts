@@ -152,8 +152,8 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
       search: recordedSearch(trace),
       views: store.views,
       identities: store.identities,
-      saveEntry: async (_ctx, entry) => {
-        entries.set(entry.candidateId, entry);
+      saveEntries: async (_ctx, written) => {
+        for (const entry of written) entries.set(entry.candidateId, entry);
         return { cancelRequested: false };
       },
       checkpoint: async () => ({ cancelRequested: false }),

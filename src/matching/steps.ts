@@ -12,8 +12,8 @@ export interface StepDeps {
   search(req: SearchRequest): Promise<SearchHit[]>;
   views(orgId: string, ids: string[]): Promise<Array<CandidateView & { externalId?: string | null; name?: string | null }>>;
   identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>>;
-  /** Persists the context after a step or a scored candidate; returns true when the run should stop (cancel). */
-  saveEntry(ctx: RunContext, entry: EntryWrite): Promise<{ cancelRequested: boolean }>;
+  /** Persists scored candidates (ctx includes them); cancelRequested tells the run to stop. */
+  saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }>;
   trace(kind: string, data: unknown, candidateId?: string | null): Promise<void>;
   /** Raised by the caller when the run is cancelled or its lease is lost. */
   signal: AbortSignal;
@@ -82,22 +82,35 @@ const score: Step = async (ctx, deps) => {
   const todo = ctx.round.rerankedIds.filter((id) => !done.has(id));
   if (!todo.length) return ctx;
   const retrieval = new Map([...ctx.round.retrieved, ...ctx.backlog].map((h) => [h.id, h.fusedScore]));
-  const identities = await deps.identities(ctx.orgId, todo);
   // Texts are read up front: while the scorers wait on a model no connection is held.
-  const views = new Map((await deps.views(ctx.orgId, todo)).map((v) => [v.id, v]));
+  const [identities, viewList] = await Promise.all([deps.identities(ctx.orgId, todo), deps.views(ctx.orgId, todo)]);
+  const views = new Map(viewList.map((v) => [v.id, v]));
   let current = ctx;
-  // Writes are serialised so each checkpoint includes every earlier entry.
-  let writes: Promise<unknown> = Promise.resolve();
-  const perRun = pLimit(ctx.params.scoreLimit);
-  const write = (entry: EntryWrite, apply: (c: RunContext) => RunContext) => {
-    const next = writes.then(async () => {
-      current = apply(current);
-      const { cancelRequested } = await deps.saveEntry(current, entry);
-      if (cancelRequested) throw new CancelRequested();
-    });
-    writes = next.catch(() => {});
-    return next;
+  // One write at a time, each taking every entry that arrived while the previous one was written (scorers
+  // answer together): a round's entries cost a few statements, not one each.
+  let waiting: Array<{ entry: EntryWrite; apply: (c: RunContext) => RunContext; settle: (err?: unknown) => void }> = [];
+  let writing: Promise<void> | null = null;
+  const drain = async () => {
+    while (waiting.length) {
+      const batch = waiting;
+      waiting = [];
+      try {
+        for (const w of batch) current = w.apply(current);
+        const { cancelRequested } = await deps.saveEntries(current, batch.map((w) => w.entry));
+        const err = cancelRequested ? new CancelRequested() : undefined;
+        for (const w of batch) w.settle(err);
+      } catch (err) {
+        for (const w of batch) w.settle(err);
+      }
+    }
+    writing = null;
   };
+  const write = (entry: EntryWrite, apply: (c: RunContext) => RunContext) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ entry, apply, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      writing ??= drain();
+    });
+  const perRun = pLimit(ctx.params.scoreLimit);
   const results = await Promise.allSettled(
     todo.map((id) =>
       perRun(() =>
@@ -121,7 +134,7 @@ const score: Step = async (ctx, deps) => {
       ),
     ),
   );
-  await writes;
+  await writing;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
   return current;

@@ -70,8 +70,8 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
   let latest = start;
   const tracked: WorkflowDeps = {
     ...deps,
-    saveEntry: async (ctx, entry) => {
-      const r = await deps.saveEntry(ctx, entry);
+    saveEntries: async (ctx, entries) => {
+      const r = await deps.saveEntries(ctx, entries);
       latest = ctx;
       return r;
     },

@@ -134,44 +134,56 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     },
 
     /**
-     * Writes one scored (or unscored) candidate, progress and an event: one statement. The checkpoint is
-     * left as the step boundary wrote it: on resume the entries are read back and merged into it.
+     * Writes scored (or unscored) candidates, progress and one event each: one statement, however many.
+     * The checkpoint is left as the step boundary wrote it: on resume the entries are read back and merged.
      */
-    async saveEntry(ctx: RunContext, entry: EntryWrite): Promise<{ cancelRequested: boolean }> {
-      const type = entry.status === 'scored' ? 'candidate.scored' : 'candidate.unscored';
-      const data =
-        entry.status === 'scored'
-          ? { candidateId: entry.candidateId, totalScore: entry.totalScore, iteration: entry.iteration }
-          : { candidateId: entry.candidateId, reason: entry.reason, iteration: entry.iteration };
+    async saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }> {
+      const column = <V>(f: (e: EntryWrite) => V) => entries.map(f);
       const r = await db.query<{ cancel: boolean }>(
         `WITH r AS (
-           UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + 1
+           UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + $4
            WHERE id = $1 AND lease_owner = $2 AND status = 'running'
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
+         input AS (
+           SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::int[], $11::text[],
+                                $12::jsonb[], $13::text[], $14::float8[], $15::int[], $16::text[], $17::jsonb[])
+             WITH ORDINALITY AS t(candidate_id, status, external_id, name, subscores, total_score, rationale,
+                                  evidence, reason, retrieval_score, iteration, event_type, event_data, ord)),
          s AS (
            INSERT INTO shortlist_entries (run_id, candidate_id, status, external_id, name, subscores, total_score,
                                           rationale, evidence, reason, retrieval_score, iteration)
-           SELECT $1, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 FROM r
+           SELECT $1, i.candidate_id, i.status, i.external_id, i.name, i.subscores, i.total_score, i.rationale,
+                  i.evidence, i.reason, i.retrieval_score, i.iteration
+           FROM input i, r ORDER BY i.ord
            ON CONFLICT (run_id, candidate_id) DO NOTHING),
-         e AS (INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $4, $5 FROM r)
+         e AS (
+           INSERT INTO run_events (run_id, seq, type, data)
+           SELECT $1, r.event_seq - $4 + i.ord, i.event_type, i.event_data FROM input i, r)
          SELECT cancel FROM r`,
         [
           ctx.runId,
           workerId,
           JSON.stringify(progressOf(ctx)),
-          type,
-          JSON.stringify(data),
-          entry.candidateId,
-          entry.status,
-          entry.externalId,
-          entry.name,
-          entry.subscores ? JSON.stringify(entry.subscores) : null,
-          entry.totalScore ?? null,
-          entry.rationale ?? null,
-          entry.evidence ? JSON.stringify(entry.evidence) : null,
-          entry.reason ?? null,
-          entry.retrievalScore,
-          entry.iteration,
+          entries.length,
+          column((e) => e.candidateId),
+          column((e) => e.status),
+          column((e) => e.externalId),
+          column((e) => e.name),
+          column((e) => (e.subscores ? JSON.stringify(e.subscores) : null)),
+          column((e) => e.totalScore ?? null),
+          column((e) => e.rationale ?? null),
+          column((e) => (e.evidence ? JSON.stringify(e.evidence) : null)),
+          column((e) => e.reason ?? null),
+          column((e) => e.retrievalScore),
+          column((e) => e.iteration),
+          column((e) => (e.status === 'scored' ? 'candidate.scored' : 'candidate.unscored')),
+          column((e) =>
+            JSON.stringify(
+              e.status === 'scored'
+                ? { candidateId: e.candidateId, totalScore: e.totalScore, iteration: e.iteration }
+                : { candidateId: e.candidateId, reason: e.reason, iteration: e.iteration },
+            ),
+          ),
         ],
       );
       if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);

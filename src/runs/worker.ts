@@ -166,12 +166,14 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         search: deps.search.search,
         views: deps.candidateStore.views,
         identities: deps.candidateStore.identities,
-        saveEntry: async (c, entry) => {
-          const r = await queue.saveEntry(c, entry);
-          // Counted where the entry is written, so every engine's unscored candidates count, once each.
-          if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
-          const decision = entry.status === 'scored' ? { totalScore: entry.totalScore, subscores: entry.subscores } : { reason: entry.reason };
-          deps.journal.trace(traceTo, `candidate.${entry.status}`, { iteration: entry.iteration, ...decision }, entry.candidateId);
+        saveEntries: async (c, entries) => {
+          const r = await queue.saveEntries(c, entries);
+          for (const entry of entries) {
+            // Counted where the entry is written, so every engine's unscored candidates count, once each.
+            if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
+            const decision = entry.status === 'scored' ? { totalScore: entry.totalScore, subscores: entry.subscores } : { reason: entry.reason };
+            deps.journal.trace(traceTo, `candidate.${entry.status}`, { iteration: entry.iteration, ...decision }, entry.candidateId);
+          }
           return r;
         },
         checkpoint: async (c, event) => {

@@ -120,6 +120,8 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
           const list = rows.map((r) => r.skill);
           return { list, byKey: new Map(list.map((s) => [skillKey(s), s])) };
         }));
+      // Read while the model thinks, not after it answers (the read holds no connection during the call).
+      vocabulary().catch(() => {});
       const registry: ToolRegistry = createToolRegistry([evaluateFiltersTool(deps.pool, vocabulary)]);
       const schema = expansionSchema(input.usedQueries);
       const log = loggerFor(deps, ctx);
