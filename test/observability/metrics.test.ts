@@ -37,7 +37,8 @@ export function parsePrometheus(text: string): { samples: Sample[]; types: Map<s
     }
     assert.equal(consumed, body.length, `malformed labels: ${line}`);
     const value = Number(m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : m[3]);
-    assert.ok(!Number.isNaN(value) || m[3] === 'NaN', `malformed value: ${line}`);
+    // NaN in any case: prom-client writes "Nan" (an idle event loop has no lag sample yet), which Prometheus parses.
+    assert.ok(!Number.isNaN(value) || /^nan$/i.test(m[3]!), `malformed value: ${line}`);
     samples.push({ name: m[1]!, labels, value });
   }
   return { samples, types };
