@@ -34,13 +34,19 @@ export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<
   );
 }
 
+// Rows wait this long for company, so a run's next statements (checkpoint, candidate reads) go first and the
+// rows are written while the run waits on its next model calls.
+const LINGER_MS = 50;
+
 export function createJournal(deps: { db: Queryable; usage: Pick<UsageStore, 'recordMany'>; logger: Pick<Logger, 'error'> }) {
   const ledger = createBatchWriter<LedgerEntry & { at: Date }>({
+    lingerMs: LINGER_MS,
     writeBatch: (rows) => deps.usage.recordMany(rows),
     // The answer was paid for and used: the gap in the ledger must be loud, with everything needed to repair it.
     onLost: (err, entry) => deps.logger.error({ err, entry }, 'ledger write failed'),
   });
   const trail = createBatchWriter<TraceRow>({
+    lingerMs: LINGER_MS,
     writeBatch: (rows) => insertTraceRows(deps.db, rows),
     onLost: (err, row) => deps.logger.error({ err, runId: row.runId, kind: row.kind, candidateId: row.candidateId }, 'audit trail write failed'),
   });

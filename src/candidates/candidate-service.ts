@@ -35,6 +35,23 @@ export function embeddingText(c: Pick<PreparedCandidate, 'scrubbedHeadline' | 's
 
 export function createCandidateService(deps: { db: Database; store: CandidateStore; embedder: Embedder }) {
   const { db, store, embedder } = deps;
+  // PGlite runs no autovacuum, so nothing refreshes the planner's statistics: a pool of 2,000 estimated at
+  // 37 rows gets the wrong plans. On the embedded database the pool is analysed again whenever it has
+  // changed by a fifth since the last time (PostgreSQL's autovacuum does this by itself).
+  const statistics = { rowsAtLastAnalyze: 0, changedSince: 0, running: false };
+  function refreshStatistics(changed: number): void {
+    if (db.kind !== 'embedded' || changed === 0) return;
+    statistics.changedSince += changed;
+    if (statistics.running || statistics.changedSince < Math.max(100, statistics.rowsAtLastAnalyze / 5)) return;
+    statistics.running = true;
+    const counted = statistics.changedSince;
+    statistics.changedSince = 0;
+    db.query('ANALYZE candidates, candidate_embeddings')
+      .then(() => (statistics.rowsAtLastAnalyze += counted))
+      // A closing database: the changes count again, so the next write tries again.
+      .catch(() => (statistics.changedSince += counted))
+      .finally(() => (statistics.running = false));
+  }
   return {
     async upsert(orgId: string, inputs: CandidateInput[]): Promise<Array<{ externalId: string; id: string; status: UpsertStatus }>> {
       // The last occurrence of a repeated externalId wins, as if the items were sent one by one.
@@ -45,6 +62,7 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       // Embedding happens before the transaction: no connection is held while a model works.
       const vectors = changed.length ? await embedder.embed(changed.map(embeddingText), { orgId }) : [];
       const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }));
+      refreshStatistics(changed.length);
       return inputs.map(({ externalId }) => {
         const before = existing.get(externalId);
         const writtenId = ids.get(externalId);

@@ -13,6 +13,12 @@ export interface BatchWriterOptions<T> {
   /** Further attempts of a failed batch before it is written item by item (so one bad row loses only itself). */
   retries?: number;
   retryDelayMs?: number;
+  /**
+   * How long the first row of a batch waits for company before the write starts (flush() ends the wait).
+   * Rows are produced when model answers arrive, which is also when the run's own next statements are
+   * due; waiting lets those go first and writes the rows while the run waits on its next model calls.
+   */
+  lingerMs?: number;
 }
 
 export interface BatchWriter<T> {
@@ -27,7 +33,9 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
   const maxBatch = opts.maxBatch ?? 500;
   const retries = opts.retries ?? 2;
   const retryDelayMs = opts.retryDelayMs ?? 50;
+  const lingerMs = opts.lingerMs ?? 0;
   let queue: T[] = [];
+  let lingering: NodeJS.Timeout | null = null;
   let added = 0;
   let settled = 0;
   let draining = false;
@@ -70,19 +78,27 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
     }
   }
 
+  function startDrain(): void {
+    if (lingering) clearTimeout(lingering);
+    lingering = null;
+    draining = true;
+    void drain();
+  }
+
   return {
     add(item: T): void {
       queue.push(item);
       added++;
-      if (draining) return;
-      draining = true;
+      if (draining || lingering) return;
       // Rows added in the same turn of the event loop (fifteen scorers answering together) share a batch.
-      setImmediate(() => void drain());
+      lingering = setTimeout(startDrain, lingerMs);
     },
     flush(): Promise<void> {
       if (settled >= added) return Promise.resolve();
       const upTo = added;
-      return new Promise((resolve) => waiters.push({ upTo, resolve }));
+      const done = new Promise<void>((resolve) => waiters.push({ upTo, resolve }));
+      if (lingering) startDrain();
+      return done;
     },
     get backlog() {
       return added - settled;

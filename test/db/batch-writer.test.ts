@@ -58,3 +58,16 @@ test('a transient failure is retried as a whole batch', async () => {
   assert.deepEqual(batches, [[1, 2, 3]]);
   assert.deepEqual(lost, []);
 });
+
+test('with a linger, rows wait for company; flush ends the wait', async () => {
+  const batches: number[][] = [];
+  const writer = createBatchWriter<number>({ writeBatch: async (items) => void batches.push([...items]), onLost: () => {}, lingerMs: 10_000 });
+  writer.add(1);
+  await new Promise((r) => setTimeout(r, 20));
+  writer.add(2);
+  assert.deepEqual(batches, [], 'nothing written while lingering');
+  const started = Date.now();
+  await writer.flush();
+  assert.ok(Date.now() - started < 5_000, 'flush did not wait for the linger');
+  assert.deepEqual(batches, [[1, 2]]);
+});
