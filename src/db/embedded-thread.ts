@@ -130,6 +130,8 @@ async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Pro
           await socketServer.stop();
           await db.close();
           return [null, []];
+        default:
+          throw new Error(`unknown request ${JSON.stringify((req as { op?: unknown }).op)}`);
       }
     };
     answer().then(
