@@ -1,6 +1,8 @@
 // The embedded database's own thread: PGlite (WebAssembly) and its wire-protocol socket server run here, so that
 // SQL executes on another core and the main thread only does pg socket I/O. Started by embedded.ts, nothing else.
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -90,15 +92,37 @@ function extendedProtocolAware(pglite: PGlite, busy: { ms: number }): PGlite {
   });
 }
 
+/**
+ * One full garbage collection, once the database is up. Starting leaves large dead buffers behind: on a new data
+ * directory the whole initdb PGlite (its WebAssembly memory), with a dump the tarball's copies. This thread allocates
+ * little JavaScript afterwards, so V8 would not collect them for a long time: measured on a first start, RSS stayed
+ * at ~800 MB instead of ~430 MB; with a dump in memory, ~525 instead of ~470 MB. There is no gc() without
+ * --expose-gc: the flag is set for a moment and gc is taken from a new context, as jest-leak-detector does.
+ */
+function collectStartupGarbage(): void {
+  try {
+    const exposed = (globalThis as { gc?: () => void }).gc;
+    if (exposed) return exposed();
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)();
+    v8.setFlagsFromString('--no-expose-gc');
+  } catch {
+    // Only memory is at stake.
+  }
+}
+
 async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Promise<void> {
   const post = (message: ThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   let pglite: PGlite | undefined;
   let server: PGLiteSocketServer | undefined;
   const busy = { ms: 0 };
+  // The Blob copies the tarball: workerData lives as long as the thread, so it must not keep the bytes too.
+  const loadDataDir = data.loadDataDir ? new Blob([data.loadDataDir]) : undefined;
+  delete data.loadDataDir;
   try {
     pglite = await PGlite.create({
       ...(data.pgDataDir ? { dataDir: data.pgDataDir } : {}),
-      ...(data.loadDataDir ? { loadDataDir: new Blob([data.loadDataDir]) } : {}),
+      ...(loadDataDir ? { loadDataDir } : {}),
       extensions: { vector },
       startParams: START_PARAMS,
     });
@@ -139,6 +163,7 @@ async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Pro
       (err: unknown) => post({ type: 'reply', id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) }),
     );
   });
+  collectStartupGarbage();
   post({ type: 'ready' });
 }
 
