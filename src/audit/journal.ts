@@ -34,9 +34,10 @@ export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<
   );
 }
 
-// Rows wait this long for company, so a run's next statements (checkpoint, candidate reads) go first and the
-// rows are written while the run waits on its next model calls.
-const LINGER_MS = 50;
+// Rows wait this long for company, so a run's next statements (checkpoint, retrieval, candidate reads: tens
+// of milliseconds on the embedded database) go first and the rows are written while the run waits on its
+// next model calls, which take longer than this.
+const LINGER_MS = 150;
 
 export function createJournal(deps: { db: Queryable; usage: Pick<UsageStore, 'recordMany'>; logger: Pick<Logger, 'error'> }) {
   const ledger = createBatchWriter<LedgerEntry & { at: Date }>({

@@ -11,8 +11,16 @@ import type { AgentName } from './settings.js';
 
 type JsonSchema = Record<string, unknown>;
 
+// Converting a zod schema costs about a millisecond; the scorer asks with the same schema fifteen times a round.
+const converted = new WeakMap<z.ZodType, JsonSchema>();
+
+/** The JSON schema of a zod schema; computed once per schema object. Treat the result as read-only. */
 export function toJsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+  let json = converted.get(schema);
+  if (!json) {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+    converted.set(schema, (json = rest));
+  }
   return json;
 }
 
