@@ -64,3 +64,22 @@ export class RecentCache<V> {
     return this.#entries.size;
   }
 }
+
+/**
+ * load(key), remembered for ttlMs per key. Concurrent callers share one load; a failed load is forgotten at
+ * once, so the next caller tries again.
+ */
+export function memoizeFor<V>(ttlMs: number, load: (key: string) => Promise<V>): (key: string) => Promise<V> {
+  const loads = new Map<string, { at: number; value: Promise<V> }>();
+  return (key) => {
+    const cached = loads.get(key);
+    if (cached && Date.now() - cached.at < ttlMs) return cached.value;
+    const value = load(key);
+    const entry = { at: Date.now(), value };
+    loads.set(key, entry);
+    value.catch(() => {
+      if (loads.get(key) === entry) loads.delete(key);
+    });
+    return value;
+  };
+}

@@ -1,10 +1,10 @@
 // Which words of a query are worth a full-text search: the pool's rarest ones, never those most resumes share.
+import { memoizeFor } from '../cache/recent-cache.js';
 import type { Queryable } from '../db/database.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface PoolStats {
-  at: number;
   pool: number;
   /** Documents per lexeme (english stemming, as in candidates.search_tsv). */
   df: Map<string, number>;
@@ -19,8 +19,6 @@ interface PoolStats {
 export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxTerms?: number } = {}) {
   const ttlMs = opts.ttlMs ?? 60_000;
   const maxTerms = opts.maxTerms ?? 64;
-  const cache = new Map<string, Promise<PoolStats>>();
-
   async function load(orgId: string): Promise<PoolStats> {
     if (!UUID.test(orgId)) throw new Error('organisation id must be a UUID');
     const [stats, count] = await Promise.all([
@@ -29,23 +27,10 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxTerms
       ]),
       db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates WHERE org_id = $1', [orgId]),
     ]);
-    return { at: Date.now(), pool: count.rows[0]?.n ?? 0, df: new Map(stats.rows.map((r) => [r.word, r.ndoc])) };
+    return { pool: count.rows[0]?.n ?? 0, df: new Map(stats.rows.map((r) => [r.word, r.ndoc])) };
   }
 
-  function statsFor(orgId: string): Promise<PoolStats> {
-    const cached = cache.get(orgId);
-    if (cached) {
-      return cached.then((s) => {
-        if (Date.now() - s.at < ttlMs) return s;
-        cache.delete(orgId);
-        return statsFor(orgId);
-      });
-    }
-    const loading = load(orgId);
-    cache.set(orgId, loading);
-    loading.catch(() => cache.delete(orgId));
-    return loading;
-  }
+  const statsFor = memoizeFor(ttlMs, load);
 
   return {
     /** An OR tsquery (for to_tsquery('simple', ...)) of the query's rarest pool words, or null. */

@@ -1,0 +1,46 @@
+// What a process remembers of the shared database: bounded, stale after a fixed time, failures not kept.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { memoizeFor, RecentCache } from '../../src/cache/recent-cache.js';
+
+test('an entry is fresh for ttlMs, stale after, and the least recently set goes first when full', () => {
+  let now = 0;
+  const cache = new RecentCache<number>({ ttlMs: 100, maxEntries: 2, now: () => now });
+  cache.set('a', 1);
+  cache.set('b', 2);
+  assert.equal(cache.fresh('a'), 1);
+  now = 100;
+  assert.equal(cache.fresh('a'), undefined, 'stale at ttlMs');
+  assert.equal(cache.stale('a'), 1, 'but still there to revalidate');
+  cache.set('a', 1); // re-confirmed: now the most recent
+  cache.set('c', 3);
+  assert.equal(cache.stale('b'), undefined, 'b was the least recently set');
+  assert.deepEqual([cache.fresh('a'), cache.fresh('c')], [1, 3]);
+  cache.deleteWhere((v) => v === 3);
+  assert.equal(cache.size, 1);
+});
+
+test('a cache time of 0 keeps nothing', () => {
+  const cache = new RecentCache<number>({ ttlMs: 0, maxEntries: 10 });
+  cache.set('a', 1);
+  assert.equal(cache.stale('a'), undefined);
+  assert.equal(cache.enabled, false);
+});
+
+test('memoizeFor shares one load between callers, reloads after ttlMs, and forgets a failure', async () => {
+  let loads = 0;
+  let fail = false;
+  const get = memoizeFor(50, async (key: string) => {
+    loads++;
+    await new Promise((r) => setTimeout(r, 5));
+    if (fail) throw new Error('down');
+    return `${key}:${loads}`;
+  });
+  assert.deepEqual(await Promise.all([get('x'), get('x')]), ['x:1', 'x:1']);
+  assert.equal(await get('y'), 'y:2', 'per key');
+  await new Promise((r) => setTimeout(r, 60));
+  fail = true;
+  await assert.rejects(get('x'), /down/);
+  fail = false;
+  assert.equal(await get('x'), 'x:4', 'the failed load was not kept');
+});
