@@ -143,8 +143,10 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
         if (stale || ifNoneMatch) {
           // One indexed read of the version decides: still the cached answer, not modified, or read it whole.
           const v = await deps.runs.version(orgId, runId);
-          if (stale?.version === v.version) deps.finishedRuns.keep(orgId, runId, (answer = stale));
-          else {
+          if (stale?.version === v.version) {
+            answer = stale;
+            deps.finishedRuns.keep(orgId, runId, stale);
+          } else {
             if (stale) deps.finishedRuns.forget(orgId, runId);
             if (matchesEtag(ifNoneMatch, etagOf(runId, v.version))) {
               cacheHeaders(reply, runId, v.version, v.status);
