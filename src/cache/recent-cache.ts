@@ -1,27 +1,36 @@
 // A bounded in-process map whose entries go stale after a fixed time: what one process may remember of
 // the shared database between two reads of it. Least recently set entries are dropped first.
 
-export interface RecentCacheOptions {
+export interface RecentCacheOptions<V = unknown> {
   /** How long an entry is trusted without asking the database again; 0 disables the cache. */
   ttlMs: number;
   maxEntries: number;
+  /** With sizeOf: the total size kept; the least recently set entries go first when it is exceeded. */
+  maxSize?: number;
+  sizeOf?: (value: V) => number;
   now?: () => number;
 }
 
 interface Entry<V> {
   value: V;
   storedAt: number;
+  size: number;
 }
 
 export class RecentCache<V> {
   readonly #entries = new Map<string, Entry<V>>();
   readonly #ttlMs: number;
   readonly #maxEntries: number;
+  readonly #maxSize: number;
+  readonly #sizeOf: (value: V) => number;
   readonly #now: () => number;
+  #size = 0;
 
-  constructor(opts: RecentCacheOptions) {
+  constructor(opts: RecentCacheOptions<V>) {
     this.#ttlMs = opts.ttlMs;
     this.#maxEntries = opts.maxEntries;
+    this.#maxSize = opts.maxSize ?? Infinity;
+    this.#sizeOf = opts.sizeOf ?? (() => 0);
     this.#now = opts.now ?? Date.now;
   }
 
@@ -44,20 +53,27 @@ export class RecentCache<V> {
 
   set(key: string, value: V): void {
     if (!this.enabled) return;
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, storedAt: this.#now() });
-    if (this.#entries.size > this.#maxEntries) {
+    const size = this.#sizeOf(value);
+    this.delete(key);
+    if (size > this.#maxSize) return;
+    this.#entries.set(key, { value, storedAt: this.#now(), size });
+    this.#size += size;
+    while (this.#entries.size > this.#maxEntries || this.#size > this.#maxSize) {
       const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+      if (oldest === undefined) break;
+      this.delete(oldest);
     }
   }
 
   delete(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
     this.#entries.delete(key);
+    this.#size -= entry.size;
   }
 
   deleteWhere(predicate: (value: V, key: string) => boolean): void {
-    for (const [key, entry] of this.#entries) if (predicate(entry.value, key)) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries) if (predicate(entry.value, key)) this.delete(key);
   }
 
   get size(): number {

@@ -15,8 +15,14 @@ export interface FinishedRunAnswer {
 export class FinishedRunCache {
   readonly #answers: RecentCache<FinishedRunAnswer & { orgId: string }>;
 
-  constructor(ttlMs: number, maxEntries = 1_000) {
-    this.#answers = new RecentCache({ ttlMs, maxEntries });
+  /** At most maxEntries answers and maxBytes of bodies (a 500-entry shortlist is about 750 KB). */
+  constructor(ttlMs: number, opts: { maxEntries?: number; maxBytes?: number } = {}) {
+    this.#answers = new RecentCache({
+      ttlMs,
+      maxEntries: opts.maxEntries ?? 1_000,
+      maxSize: opts.maxBytes ?? 32 * 1024 * 1024,
+      sizeOf: (answer) => answer.body.length,
+    });
   }
 
   /** Served without a database read. */

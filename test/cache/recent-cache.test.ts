@@ -44,3 +44,18 @@ test('memoizeFor shares one load between callers, reloads after ttlMs, and forge
   fail = false;
   assert.equal(await get('x'), 'x:4', 'the failed load was not kept');
 });
+
+test('with a size budget, the least recently set entries go until the rest fits; an entry larger than the budget is not kept', () => {
+  const cache = new RecentCache<string>({ ttlMs: 1000, maxEntries: 100, maxSize: 10, sizeOf: (v) => v.length });
+  cache.set('a', 'xxxx');
+  cache.set('b', 'xxxx');
+  cache.set('c', 'xxxx');
+  assert.equal(cache.stale('a'), undefined, 'a went: 12 > 10');
+  assert.deepEqual([cache.stale('b'), cache.stale('c')], ['xxxx', 'xxxx']);
+  cache.set('big', 'x'.repeat(11));
+  assert.equal(cache.stale('big'), undefined);
+  assert.equal(cache.size, 2);
+  cache.set('b', 'xx'); // replacing an entry frees its old size
+  cache.set('d', 'xxxx');
+  assert.deepEqual([cache.stale('b'), cache.stale('c'), cache.stale('d')], ['xx', 'xxxx', 'xxxx']);
+});
