@@ -1,11 +1,9 @@
 // The endpoint's embeddings: batched, through our retry layer and concurrency cap, one ledger row per attempt.
-import type OpenAI from 'openai';
-import type { LimitFunction } from 'p-limit';
 import { estimateTokens } from '../llm/budget.js';
-import { AGENT_HEADER, type LlmLogger } from '../llm/chat.js';
+import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
-import type { LedgerEntry, LedgerSink } from '../llm/ledger.js';
-import { costUsd, type ModelRegistry } from '../llm/model-registry.js';
+import type { LedgerEntry } from '../llm/ledger.js';
+import { costUsd } from '../llm/model-registry.js';
 import { classifyFailure, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
@@ -24,16 +22,10 @@ export interface LlmEmbedOptions extends EmbedOptions {
   orgId?: string;
 }
 
-export interface LlmEmbedderDeps {
-  client: OpenAI;
-  registry: ModelRegistry;
-  settings: LlmSettings | (() => LlmSettings);
-  ledger: LedgerSink;
-  logger?: LlmLogger;
-  limiter?: LimitFunction;
+/** What the chat caller needs (client, registry, settings, ledger, limiter), plus the embedder's own knobs. */
+export interface LlmEmbedderDeps extends ChatCallerDeps {
   batchSize?: number;
   defaultOrgId?: string;
-  now?: () => number;
 }
 
 /** The provider answered, but not with one vector of the model's dimension per input: retrying will not fix that. */
