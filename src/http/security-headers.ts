@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
-export const SECURITY_HEADER_OPTIONS: HelmetOptions = {
+const OPTIONS: HelmetOptions = {
   // The recruiter page loads only its own scripts and styles; the docs UI needs inline styles.
   contentSecurityPolicy: {
     directives: {
@@ -20,7 +20,7 @@ export const SECURITY_HEADER_OPTIONS: HelmetOptions = {
 };
 
 /** The headers helmet sets for these options, by running its middleware once against a recording response. */
-export function securityHeaders(options: HelmetOptions = SECURITY_HEADER_OPTIONS): Record<string, string> {
+function securityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: unknown) {
@@ -39,7 +39,7 @@ export function securityHeaders(options: HelmetOptions = SECURITY_HEADER_OPTIONS
 }
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  const headers = securityHeaders();
+  const headers = securityHeaders(OPTIONS);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
