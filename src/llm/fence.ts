@@ -142,8 +142,18 @@ export interface FenceTagMatch {
   name: string;
 }
 
+/**
+ * Every way a '<' can appear in the view, as a test on the original text: a tag (and a control token) starts
+ * with one. A character maps to '<' only if it is '<' or one of OPENERS (no other code point's NFKC form
+ * contains '<', checked over all of Unicode); an escape decodes to one only if it is numeric (&#, \u, \x),
+ * &lt, or %3c (a percent escape decodes a single byte). A text without any of these has no tag to find,
+ * which is nearly every resume: the view, a few arrays per character, need not be built at all.
+ */
+const MAYBE_OPENER = new RegExp(`[${[...OPENERS].join('')}]|&(?:amp;)*(?:#|lt)|\\\\|%(?:25)*3c`, 'i');
+
 /** Every fence-like tag (and chat-template control token) in the text, in whatever encoding or disguise. */
 export function findFenceTags(content: string): FenceTagMatch[] {
+  if (!MAYBE_OPENER.test(content)) return [];
   const view = buildView(content);
   const found: FenceTagMatch[] = [];
   for (const m of view.text.matchAll(TAG_IN_VIEW)) {

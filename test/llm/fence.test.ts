@@ -107,3 +107,19 @@ test('the fence list covers the names prompts use', () => {
     assert.ok((FENCE_TAGS as readonly string[]).includes(name), name);
   }
 });
+
+test('the shortcut for texts without any possible opener misses no disguise', () => {
+  // Every character that normalises (NFKC) to something containing '<' must still be found as an opener.
+  for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    if (!ch.normalize('NFKC').includes('<')) continue;
+    assert.equal(findFenceTags(`plain ${ch}/resume> text`).length, 1, `U+${cp.toString(16)}`);
+  }
+  // Each disguise still found inside a long resume with ordinary punctuation, bullets and accents around it.
+  const filler = 'Led a team • improved throughput by 30% at R&D — café, naïve; paths like C:/tmp. '.repeat(40);
+  for (const variant of [...CLOSE_RESUME_VARIANTS, ...OTHER_TAGS]) {
+    assert.ok(findFenceTags(`${filler}\n${variant}\n${filler}`).length >= 1, variant);
+  }
+  assert.deepEqual(findFenceTags(filler), []);
+});
