@@ -12,6 +12,7 @@ export interface TraceRow {
   orgId: string;
   kind: string;
   candidateId: string | null;
+  /** The row's JSON, or a function that makes it, called when the row is written rather than when it is handed over. */
   data: unknown;
   /** When it happened, not when the batch was written. */
   at: Date;
@@ -28,7 +29,7 @@ export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<
       rows.map((r) => r.orgId),
       rows.map((r) => r.kind),
       rows.map((r) => r.candidateId),
-      rows.map((r) => JSON.stringify(r.data)),
+      rows.map((r) => JSON.stringify(typeof r.data === 'function' ? (r.data as () => unknown)() : r.data)),
       rows.map((r) => r.at),
     ],
   );

@@ -113,25 +113,27 @@ const score: Step = async (ctx, deps) => {
   const perRun = pLimit(ctx.params.scoreLimit);
   const results = await Promise.allSettled(
     todo.map((id) =>
-      perRun(() =>
-        deps.globalScoreLimit(async () => {
+      perRun(async () => {
+        const view = views.get(id);
+        if (!view) return;
+        const identity = identities.get(id);
+        const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrieval.get(id) ?? 0, iteration: ctx.iteration };
+        // The process-wide slot covers the model work only: the entry's write waits on the database, and a
+        // slot held through it is a model request not sent (twenty runs' writes queue on one database).
+        const outcome = await deps.globalScoreLimit(async () => {
           deps.signal.throwIfAborted();
-          const view = views.get(id);
-          const identity = identities.get(id);
-          const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrieval.get(id) ?? 0, iteration: ctx.iteration };
-          if (!view) return;
-          const outcome = await deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
-          if (outcome.status === 'scored') {
-            const { subscores, totalScore, rationale, evidence } = outcome.score;
-            await write({ ...base, status: 'scored', subscores, totalScore, rationale, evidence }, (c) => ({
-              ...c,
-              scored: [...c.scored, { candidateId: id, totalScore, iteration: ctx.iteration }],
-            }));
-          } else {
-            await write({ ...base, status: 'unscored', reason: outcome.reason }, (c) => ({ ...c, unscoredIds: [...c.unscoredIds, id] }));
-          }
-        }),
-      ),
+          return deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
+        });
+        if (outcome.status === 'scored') {
+          const { subscores, totalScore, rationale, evidence } = outcome.score;
+          await write({ ...base, status: 'scored', subscores, totalScore, rationale, evidence }, (c) => ({
+            ...c,
+            scored: [...c.scored, { candidateId: id, totalScore, iteration: ctx.iteration }],
+          }));
+        } else {
+          await write({ ...base, status: 'unscored', reason: outcome.reason }, (c) => ({ ...c, unscoredIds: [...c.unscoredIds, id] }));
+        }
+      }),
     ),
   );
   await writing;

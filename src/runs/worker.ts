@@ -157,7 +157,11 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         return iterationLog();
       },
       // Each model attempt, as sent and as answered, joins the trail; the scorer's carries its candidate for erasure.
-      onExchange: async (x) => deps.journal.trace(traceTo, 'model.exchange', exchangeRecord(x, ctx.iteration), x.candidateIds.length === 1 ? x.candidateIds[0]! : null),
+      // The record (hashes of a request of tens of KB) is built when the row is written, not while the answer waits.
+      onExchange: async (x) => {
+        const iteration = ctx.iteration;
+        deps.journal.trace(traceTo, 'model.exchange', () => exchangeRecord(x, iteration), x.candidateIds.length === 1 ? x.candidateIds[0]! : null);
+      },
     };
     let stepStarted = Date.now();
     try {
@@ -176,17 +180,19 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
           }
           return r;
         },
-        checkpoint: async (c, event) => {
-          if (event?.type === 'iteration.started') {
-            ctx = c;
-            active.iteration = c.iteration;
-          } else if (event) {
-            const durationMs = Date.now() - stepStarted;
-            iterationLog().debug({ event: event.type, durationMs }, 'step finished');
-            deps.journal.trace(traceTo, 'step.finished', { iteration: event.data.iteration, event: event.type, durationMs });
+        checkpoint: async (c, events) => {
+          for (const event of events) {
+            if (event.type === 'iteration.started') {
+              ctx = c;
+              active.iteration = c.iteration;
+            } else {
+              const durationMs = Date.now() - stepStarted;
+              iterationLog().debug({ event: event.type, durationMs }, 'step finished');
+              deps.journal.trace(traceTo, 'step.finished', { iteration: event.data.iteration, event: event.type, durationMs });
+            }
           }
           stepStarted = Date.now();
-          return queue.checkpoint(c, event);
+          return queue.checkpoint(c, events);
         },
         trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
         signal,
