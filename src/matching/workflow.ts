@@ -12,8 +12,14 @@ const STEP_EVENTS: Record<StepName, string> = {
   reflect: 'iteration.reflected',
 };
 
+export interface RunEventInput {
+  type: string;
+  data: Record<string, unknown>;
+}
+
 export interface WorkflowDeps extends StepDeps {
-  checkpoint(ctx: RunContext, event?: { type: string; data: Record<string, unknown> }): Promise<{ cancelRequested: boolean }>;
+  /** Saves the context with the events that lead to it, in order, in one write. */
+  checkpoint(ctx: RunContext, events: RunEventInput[]): Promise<{ cancelRequested: boolean }>;
 }
 
 /** Thrown out of the workflow with the last context that was saved, so the run can finish with what it has. */
@@ -47,6 +53,8 @@ function stepEventData(ctx: RunContext, step: StepName): Record<string, unknown>
   }
 }
 
+const iterationStarted = (iteration: number): RunEventInput => ({ type: 'iteration.started', data: { iteration } });
+
 /** The exit checks that follow a step; null means "go on". */
 function exitAfter(step: StepName, ctx: RunContext): Stop | null {
   const it = ctx.iteration;
@@ -78,10 +86,13 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
   };
   try {
     let ctx = start;
+    // A round that follows another is announced with the reflection that ended the previous one: the context is
+    // tens of KB, and writing it twice in a row bought nothing. A resumed run announces the round it resumes in.
+    let announced = false;
     while (!ctx.stop) {
       const step = ctx.step;
       deps.signal.throwIfAborted();
-      if (step === 'expand') await deps.checkpoint(ctx, { type: 'iteration.started', data: { iteration: ctx.iteration } });
+      if (step === 'expand' && !announced) await deps.checkpoint(ctx, [iterationStarted(ctx.iteration)]);
       ctx = await STEP_FUNCTIONS[step](ctx, tracked);
       const stop = ctx.stop ?? exitAfter(step, ctx);
       const index = STEPS.indexOf(step);
@@ -91,7 +102,10 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
         : roundOver
           ? { ...ctx, iteration: ctx.iteration + 1, step: 'expand' }
           : { ...ctx, step: STEPS[index + 1]! };
-      const { cancelRequested } = await deps.checkpoint(next, { type: STEP_EVENTS[step], data: stepEventData(ctx, step) });
+      const events = [{ type: STEP_EVENTS[step], data: stepEventData(ctx, step) }];
+      announced = roundOver && !stop;
+      if (announced) events.push(iterationStarted(next.iteration));
+      const { cancelRequested } = await deps.checkpoint(next, events);
       latest = next;
       ctx = next;
       if (cancelRequested && !ctx.stop) throw new CancelledAtBoundary('cancel requested');
