@@ -33,7 +33,7 @@ export function createSingleSource(db: Database, embedder: Embedder): SingleSour
       });
     },
     async text(orgId, query, limit) {
-      const tsquery = await rarity.tsquery(orgId, query);
+      const [tsquery] = await rarity.tsqueries(orgId, [query]);
       if (!tsquery) return [];
       const r = await db.query<{ id: string }>(
         `SELECT c.id FROM candidates c, to_tsquery('simple', $2) q

@@ -56,27 +56,30 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
   // A literal, not a parameter: the planner must see it to use the model's partial HNSW index.
   const modelLiteral = `'${embedder.model.replace(/'/g, "''")}'`;
 
-  async function vectorList(tx: Queryable, req: SearchRequest, vector: number[], fetch: number) {
-    const values: unknown[] = [req.orgId, vectorLiteral(vector), req.excludeIds, fetch];
-    const r = await tx.query<{ id: string; distance: number }>(
-      `SELECT e.candidate_id AS id, e.embedding::vector(${dim}) <=> $2::vector(${dim}) AS distance
-       FROM candidate_embeddings e JOIN candidates c ON c.id = e.candidate_id
-       WHERE e.model = ${modelLiteral} AND e.org_id = $1 AND c.org_id = $1 AND NOT (e.candidate_id = ANY($3::uuid[]))
-         ${filterSql(req.filters, values)}
-       ORDER BY e.embedding::vector(${dim}) <=> $2::vector(${dim}) LIMIT $4`,
-      values,
-    );
-    return r.rows;
-  }
-
-  async function textList(tx: Queryable, req: SearchRequest, tsquery: string, fetch: number) {
-    const values: unknown[] = [req.orgId, tsquery, req.excludeIds, fetch];
-    const r = await tx.query<{ id: string }>(
-      `SELECT c.id FROM candidates c, to_tsquery('simple', $2) q
-       WHERE c.org_id = $1 AND c.search_tsv @@ q AND NOT (c.id = ANY($3::uuid[])) ${filterSql(req.filters, values)}
-       ORDER BY ts_rank_cd(c.search_tsv, q, 1) DESC, c.id LIMIT $4`,
-      values,
-    );
+  /**
+   * Every query's vector list and full-text list in one statement: on the embedded database each statement is a
+   * round trip through the socket server, and a retrieval sits between two model calls of the run.
+   * Rows come back per list (qi, kind) with the value each list is ordered by; the caller orders them again.
+   */
+  async function lists(tx: Queryable, req: SearchRequest, vectors: number[][], tsqueries: Array<string | null>, fetch: number) {
+    const values: unknown[] = [req.orgId, req.excludeIds, fetch];
+    const filters = filterSql(req.filters, values);
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const parts = vectors.flatMap((vector, qi) => {
+      const v = `${param(vectorLiteral(vector))}::vector(${dim})`;
+      const vectorPart = `(SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, e.embedding::vector(${dim}) <=> ${v} AS value
+         FROM candidate_embeddings e JOIN candidates c ON c.id = e.candidate_id
+         WHERE e.model = ${modelLiteral} AND e.org_id = $1 AND c.org_id = $1 AND NOT (e.candidate_id = ANY($2::uuid[])) ${filters}
+         ORDER BY e.embedding::vector(${dim}) <=> ${v} LIMIT $3)`;
+      const tsquery = tsqueries[qi];
+      if (!tsquery) return [vectorPart];
+      const textPart = `(SELECT ${qi}, 't', c.id, ts_rank_cd(c.search_tsv, q, 1)
+         FROM candidates c, to_tsquery('simple', ${param(tsquery)}) q
+         WHERE c.org_id = $1 AND c.search_tsv @@ q AND NOT (c.id = ANY($2::uuid[])) ${filters}
+         ORDER BY ts_rank_cd(c.search_tsv, q, 1) DESC, c.id LIMIT $3)`;
+      return [vectorPart, textPart];
+    });
+    const r = await tx.query<{ qi: number; kind: 'v' | 't'; id: string; value: number }>(parts.join('\nUNION ALL\n'), values);
     return r.rows;
   }
 
@@ -88,36 +91,37 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
       // Term statistics are read before the transaction: the embedded server runs one at a time.
-      const tsqueries = await Promise.all(queries.map((q) => rarity.tsquery(req.orgId, q)));
+      const tsqueries = await rarity.tsqueries(req.orgId, queries);
+      const rows = await db.withTransaction(async (tx) => {
+        // Iterative index scans keep filtered searches from starving; ef_search must cover the fetch. One round trip.
+        await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(fetch, 40))}`);
+        return lists(tx, req, vectors, tsqueries, fetch);
+      });
+      const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
       const hits = new Map<string, SearchHit>();
       const hit = (id: string) => {
         let h = hits.get(id);
         if (!h) hits.set(id, (h = { id, fusedScore: 0, vectorRank: null, textRank: null, distance: null }));
         return h;
       };
-      await db.withTransaction(async (tx) => {
-        // Iterative index scans keep filtered searches from starving; ef_search must cover the fetch.
-        await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-        await tx.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(fetch, 40))}`);
-        for (let qi = 0; qi < queries.length; qi++) {
-          const vrows = await vectorList(tx, req, vectors[qi]!, fetch);
-          // relaxed_order may return rows slightly out of order: sort before ranking.
-          vrows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1));
-          vrows.forEach((row, i) => {
-            const h = hit(row.id);
-            h.fusedScore += 1 / (RRF_K + i + 1);
-            h.vectorRank = Math.min(h.vectorRank ?? Infinity, i + 1);
-            h.distance = Math.min(h.distance ?? Infinity, row.distance);
-          });
-          const tsquery = tsqueries[qi];
-          if (!tsquery) continue;
-          (await textList(tx, req, tsquery, fetch)).forEach((row, i) => {
-            const h = hit(row.id);
-            h.fusedScore += TEXT_WEIGHT / (RRF_K + i + 1);
-            h.textRank = Math.min(h.textRank ?? Infinity, i + 1);
-          });
-        }
-      });
+      // Lists are fused in query order, vector list before text list, as they always were: float sums depend on it.
+      for (let qi = 0; qi < queries.length; qi++) {
+        // relaxed_order may return rows slightly out of order: sort before ranking.
+        const vrows = rows.filter((r) => r.qi === qi && r.kind === 'v').sort((a, b) => a.value - b.value || byId(a, b));
+        vrows.forEach((row, i) => {
+          const h = hit(row.id);
+          h.fusedScore += 1 / (RRF_K + i + 1);
+          h.vectorRank = Math.min(h.vectorRank ?? Infinity, i + 1);
+          h.distance = Math.min(h.distance ?? Infinity, row.value);
+        });
+        // The order the statement used: rank, best first, then id.
+        const trows = rows.filter((r) => r.qi === qi && r.kind === 't').sort((a, b) => b.value - a.value || byId(a, b));
+        trows.forEach((row, i) => {
+          const h = hit(row.id);
+          h.fusedScore += TEXT_WEIGHT / (RRF_K + i + 1);
+          h.textRank = Math.min(h.textRank ?? Infinity, i + 1);
+        });
+      }
       return [...hits.values()].sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1)).slice(0, req.limit);
     },
   };

@@ -32,18 +32,29 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxTerms
 
   const statsFor = memoizeFor(ttlMs, load);
 
+  function toTsquery(stats: PoolStats, lexemes: string[]): string | null {
+    const known = lexemes.filter((w) => stats.df.has(w));
+    const byRarity = (a: string, b: string) => stats.df.get(a)! - stats.df.get(b)! || (a < b ? -1 : 1);
+    let words = known.filter((w) => stats.df.get(w)! <= stats.pool / 2).sort(byRarity);
+    // A tiny pool can make every word "common": then the rarest few still beat none.
+    if (!words.length) words = known.sort(byRarity).slice(0, 16);
+    words = words.slice(0, maxTerms);
+    return words.length ? words.map((w) => `'${w.replace(/'/g, "''")}'`).join(' | ') : null;
+  }
+
   return {
-    /** An OR tsquery (for to_tsquery('simple', ...)) of the query's rarest pool words, or null. */
-    async tsquery(orgId: string, query: string): Promise<string | null> {
+    /** For each query, an OR tsquery (for to_tsquery('simple', ...)) of its rarest pool words, or null; one statement for all. */
+    async tsqueries(orgId: string, queries: string[]): Promise<Array<string | null>> {
+      if (!queries.length) return [];
       const stats = await statsFor(orgId);
-      const r = await db.query<{ lexeme: string }>("SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1))", [query.slice(0, 50_000)]);
-      const known = r.rows.map((row) => row.lexeme).filter((w) => stats.df.has(w));
-      const byRarity = (a: string, b: string) => stats.df.get(a)! - stats.df.get(b)! || (a < b ? -1 : 1);
-      let words = known.filter((w) => stats.df.get(w)! <= stats.pool / 2).sort(byRarity);
-      // A tiny pool can make every word "common": then the rarest few still beat none.
-      if (!words.length) words = known.sort(byRarity).slice(0, 16);
-      words = words.slice(0, maxTerms);
-      return words.length ? words.map((w) => `'${w.replace(/'/g, "''")}'`).join(' | ') : null;
+      const r = await db.query<{ i: number; lexemes: string[] }>(
+        `SELECT q.i::int AS i, array_agg(DISTINCT l.lexeme) AS lexemes
+         FROM unnest($1::text[]) WITH ORDINALITY AS q(text, i), unnest(to_tsvector('english', q.text)) AS l
+         GROUP BY q.i`,
+        [queries.map((q) => q.slice(0, 50_000))],
+      );
+      const lexemes = new Map(r.rows.map((row) => [row.i, row.lexemes]));
+      return queries.map((_, i) => toTsquery(stats, lexemes.get(i + 1) ?? []));
     },
   };
 }
