@@ -17,8 +17,8 @@ export interface ScriptRuntime extends Runtime {
 
 /**
  * Defaults that keep the service's own limits out of a measurement: no rate limits, warnings only (the rest as shipped).
- * One pooled connection unless DB_POOL_MAX is set: @electric-sql/pglite-socket 0.2.17 interleaves extended-protocol
- * messages of concurrent connections outside transactions ("unnamed prepared statement does not exist", pglite#1046).
+ * One pooled connection unless DB_POOL_MAX is set: the embedded database executes one statement at a time, and with
+ * the default pool of 10 the concurrent benchmark measured fewer model calls per second (docs/benchmarks.md).
  */
 export async function openRuntime(env: Record<string, string> = {}): Promise<ScriptRuntime> {
   const config = loadConfig({
