@@ -157,6 +157,7 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
         return { cancelRequested: false };
       },
       checkpoint: async () => ({ cancelRequested: false }),
+      onCancelRequested: () => {},
       trace: async () => {},
       signal: new AbortController().signal,
       callContext,

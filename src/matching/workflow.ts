@@ -20,6 +20,8 @@ export interface RunEventInput {
 export interface WorkflowDeps extends StepDeps {
   /** Saves the context with the events that lead to it, in order, in one write. */
   checkpoint(ctx: RunContext, events: RunEventInput[]): Promise<{ cancelRequested: boolean }>;
+  /** A checkpoint's answer says the run was cancelled: stop the step that is already running (abort its model calls). */
+  onCancelRequested(): void;
 }
 
 /** Thrown out of the workflow with the last context that was saved, so the run can finish with what it has. */
@@ -76,12 +78,32 @@ function exitAfter(step: StepName, ctx: RunContext): Stop | null {
 
 export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promise<RunContext> {
   let latest = start;
+  /**
+   * The checkpoint after a step is written while the next step starts: a step that begins with a model call does
+   * not wait for the database (nor, with many runs, for its queue). Writes stay in order: a checkpoint, or an
+   * entry, is written only once the previous checkpoint has landed, and the run ends only after the last one.
+   * A crash before a checkpoint lands resumes from the one before it, repeating at most the step in between.
+   */
+  let pending: Promise<{ cancelRequested: boolean }> | null = null;
+  const write = (ctx: RunContext, events: RunEventInput[]) => {
+    const p = deps.checkpoint(ctx, events);
+    // Handled here and read later: a checkpoint that fails before it is awaited must not be an unhandled rejection.
+    p.then(({ cancelRequested }) => cancelRequested && deps.onCancelRequested(), () => {});
+    pending = p;
+  };
+  const landed = async (): Promise<{ cancelRequested: boolean }> => {
+    const p = pending;
+    pending = null;
+    return p ? p : { cancelRequested: false };
+  };
   const tracked: WorkflowDeps = {
     ...deps,
     saveEntries: async (ctx, entries) => {
+      // Entries are merged into the checkpoint of their step on resume: that checkpoint must be there first.
+      const before = await landed();
       const r = await deps.saveEntries(ctx, entries);
       latest = ctx;
-      return r;
+      return { cancelRequested: before.cancelRequested || r.cancelRequested };
     },
   };
   try {
@@ -92,7 +114,7 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
     while (!ctx.stop) {
       const step = ctx.step;
       deps.signal.throwIfAborted();
-      if (step === 'expand' && !announced) await deps.checkpoint(ctx, [iterationStarted(ctx.iteration)]);
+      if (step === 'expand' && !announced) write(ctx, [iterationStarted(ctx.iteration)]);
       ctx = await STEP_FUNCTIONS[step](ctx, tracked);
       const stop = ctx.stop ?? exitAfter(step, ctx);
       const index = STEPS.indexOf(step);
@@ -105,13 +127,19 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
       const events = [{ type: STEP_EVENTS[step], data: stepEventData(ctx, step) }];
       announced = roundOver && !stop;
       if (announced) events.push(iterationStarted(next.iteration));
-      const { cancelRequested } = await deps.checkpoint(next, events);
+      // The step's work is done and paid for: whatever happens next, the run ends with it.
       latest = next;
+      const { cancelRequested } = await landed();
+      if (cancelRequested && !next.stop) throw new CancelledAtBoundary('cancel requested');
+      write(next, events);
       ctx = next;
-      if (cancelRequested && !ctx.stop) throw new CancelledAtBoundary('cancel requested');
     }
+    // A run that stopped ends with its own stop, even if a cancel arrived with its last checkpoint.
+    await landed();
     return ctx;
   } catch (err) {
+    // The run is finished by the caller: no checkpoint of ours may land after that.
+    await (pending as Promise<unknown> | null)?.catch(() => {});
     throw new WorkflowInterrupted(latest, err);
   }
 }

@@ -195,6 +195,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
           return queue.checkpoint(c, events);
         },
         trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
+        onCancelRequested: () => abort(active, 'cancel'),
         signal,
         callContext,
         get logger() {
