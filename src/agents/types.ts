@@ -52,6 +52,11 @@ export interface RerankOutput {
 
 export interface Reranker {
   rerank(input: RerankInput, ctx: AgentCallContext): Promise<RerankOutput>;
+  /**
+   * How much of each resume the reranker reads (UTF-16 units from the start), when it reads less than all of it:
+   * the texts are then read only that far, which on a pool of a few hundred candidates is most of the bytes.
+   */
+  readonly resumeChars?: number;
 }
 
 export interface ScoreInput {

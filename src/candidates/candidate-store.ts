@@ -177,7 +177,10 @@ export function createCandidateStore(db: Database) {
       });
     },
 
-    async views(orgId: string, ids: string[]): Promise<CandidateView[]> {
+    /** maxChars: only the start of each resume (at least that many UTF-16 units, or all of it), for readers of excerpts. */
+    async views(orgId: string, ids: string[], opts: { maxChars?: number } = {}): Promise<CandidateView[]> {
+      // left() counts code points, each one or two UTF-16 units: maxChars code points hold at least maxChars units.
+      const text = opts.maxChars === undefined ? 'scrubbed_text' : `left(scrubbed_text, ${Math.max(0, Math.floor(opts.maxChars))})`;
       const r = await db.query<{
         id: string;
         headline: string | null;
@@ -186,7 +189,7 @@ export function createCandidateStore(db: Database) {
         skills: string[];
         scrubbed_text: string;
       }>(
-        `SELECT id, scrubbed_headline AS headline, location, years_experience, skills, scrubbed_text FROM candidates
+        `SELECT id, scrubbed_headline AS headline, location, years_experience, skills, ${text} AS scrubbed_text FROM candidates
          WHERE org_id = $1 AND id = ANY($2::uuid[])`,
         [orgId, ids],
       );

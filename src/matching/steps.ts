@@ -10,7 +10,7 @@ import type { CandidateView, RetrievedCandidate } from './domain.js';
 export interface StepDeps {
   agents: Agents;
   search(req: SearchRequest): Promise<SearchHit[]>;
-  views(orgId: string, ids: string[]): Promise<Array<CandidateView & { externalId?: string | null; name?: string | null }>>;
+  views(orgId: string, ids: string[], opts?: { maxChars?: number }): Promise<Array<CandidateView & { externalId?: string | null; name?: string | null }>>;
   identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>>;
   /** Persists scored candidates (ctx includes them); cancelRequested tells the run to stop. */
   saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }>;
@@ -58,7 +58,8 @@ const retrieve: Step = async (ctx, deps) => {
 const rerank: Step = async (ctx, deps) => {
   const pool = [...ctx.round.retrieved, ...ctx.backlog];
   if (!pool.length) return { ...ctx, round: { ...ctx.round, rerankedIds: [] } };
-  const views = new Map((await deps.views(ctx.orgId, pool.map((h) => h.id))).map((v) => [v.id, v]));
+  const excerpt = deps.agents.reranker.resumeChars;
+  const views = new Map((await deps.views(ctx.orgId, pool.map((h) => h.id), excerpt === undefined ? {} : { maxChars: excerpt })).map((v) => [v.id, v]));
   // Candidates erased since retrieval simply drop out.
   const candidates: RetrievedCandidate[] = pool.flatMap((h) => {
     const candidate = views.get(h.id);

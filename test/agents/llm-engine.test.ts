@@ -174,3 +174,34 @@ test('no PII reaches the model: canaries kept only in raw fields never appear in
     assert.equal(sent.includes(canary), false, `"${canary}" must not reach the model`);
   }
 });
+
+test('the reranker reads resumes only as far as it shows them, and its requests are the same as with the whole text', async () => {
+  const { e, store } = engine();
+  const run = await newRun({ maxTokens: 200_000, maxCostUsd: 2 });
+  const limit = e.agents.reranker.resumeChars;
+  assert.ok(limit !== undefined && limit > 100);
+  // Around the cut: shorter, exactly as long, one longer, much longer, and astral characters (two UTF-16 units each).
+  const resumes = [
+    'Short resume: Rust services.',
+    'a'.repeat(limit - 1),
+    'b'.repeat(limit),
+    'c'.repeat(limit + 1),
+    `Rust ${'x'.repeat(5000)}`,
+    '🦀'.repeat(limit),
+  ];
+  const prepared = resumes.map((resume, i) => prepareCandidate({ externalId: `cut-${i}`, headline: 'Engineer', skills: ['Rust'], resume }));
+  const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, prepared, { model: 'test-model', vectors: prepared.map(() => [1, 0, 0]) }));
+  const idList = prepared.map((p) => ids.get(p.externalId)!);
+  const ctx = await e.callContextFor(run, new AbortController().signal, Date.now() + 60_000);
+  const sentWith = async (views: Awaited<ReturnType<typeof store.views>>) => {
+    server.requests.length = 0;
+    server.script(fakeReply.json({ ranking: ['c1'] }));
+    const byId = new Map(views.map((v) => [v.id, v]));
+    const candidates = idList.map((id, i) => ({ id, fusedScore: 1 - i / 10, vectorRank: i + 1, textRank: null, distance: 0, candidate: byId.get(id)! }));
+    await e.agents.reranker.rerank({ role, candidates, limit: 3 }, ctx);
+    return JSON.stringify(server.chatRequests().map((r) => r.body.messages));
+  };
+  const excerpts = await store.views(orgId, idList, { maxChars: limit });
+  assert.ok(excerpts.every((v) => v.text.length <= 2 * limit), 'excerpts are bounded');
+  assert.equal(await sentWith(excerpts), await sentWith(await store.views(orgId, idList)));
+});

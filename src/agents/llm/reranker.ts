@@ -88,5 +88,7 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
       const rankings = await Promise.all(batches.map((batch, i) => rankBatch(input, batch, i, ctx)));
       return { orderedIds: mergeRankings(rankings, input.limit) };
     },
+    // One more than the excerpt shows, so a resume that was cut still reads as cut.
+    resumeChars: RERANK_EXCERPT_CHARS + 1,
   };
 }
