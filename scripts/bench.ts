@@ -16,7 +16,8 @@ const BENCHES: Record<string, Bench> = {
   retrieval: (a) => benchRetrieval({ count: numberOption(a, 'count', 20_000), queries: numberOption(a, 'queries', 100) }),
   polling: (a) => benchPolling({ durationS: numberOption(a, 'duration', 3), rounds: numberOption(a, 'rounds', 3) }),
   pipeline: (a) => benchPipeline({ candidates: numberOption(a, 'count', 2000), latencyMs: numberOption(a, 'latency', 200), jitterMs: 20 }),
-  // BENCH_NODE_ARGS: node flags for the service process (space-separated), to try V8 settings without a code change.
+  // BENCH_NODE_ARGS: node flags for the service process (space-separated); BENCH_SERVICE_ENV: extra NAME=value pairs
+  // for its environment. To try V8 or malloc settings without a code change.
   concurrent: (a) =>
     benchConcurrent({
       runs: numberOption(a, 'runs', 20),
@@ -24,6 +25,7 @@ const BENCHES: Record<string, Bench> = {
       latencyMs: numberOption(a, 'latency', 200),
       cap: 32,
       ...(process.env.BENCH_NODE_ARGS ? { nodeArgs: process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) } : {}),
+      ...(process.env.BENCH_SERVICE_ENV ? { serviceEnv: Object.fromEntries(process.env.BENCH_SERVICE_ENV.split(/\s+/).filter(Boolean).map((kv) => kv.split('=', 2) as [string, string])) } : {}),
     }),
   heuristic: (a) => benchHeuristic({ runs: numberOption(a, 'runs', 20), candidates: numberOption(a, 'count', 2000) }),
 };

@@ -9,7 +9,9 @@ import {
   cpuRows,
   cpuSince,
   ingestHttp,
+  mainHeap,
   mb,
+  memoryBreakdown,
   readCpu,
   readMemory,
   rssSampler,
@@ -20,22 +22,33 @@ import {
 import { heading, reportTargets, table } from './stats.js';
 import { syntheticCandidates, syntheticRole } from './synthetic.js';
 
-export async function benchConcurrent(opts: { runs: number; candidates: number; latencyMs: number; cap: number; nodeArgs?: string[] }): Promise<void> {
+/** One line: the RSS split into PGlite's WebAssembly memory, malloc, other anonymous memory and files. */
+async function composed(svc: { pid: number; url: string }): Promise<string> {
+  const { rss } = readMemory(svc.pid);
+  const b = memoryBreakdown(svc.pid);
+  const heap = await mainHeap(svc);
+  const f = (n: number) => mb(n).toFixed(0);
+  return `${f(rss)} = ${f(b.wasm)} + ${f(b.malloc)} + ${f(b.otherAnon)} + ${f(b.file)}; ${heap ? `${f(heap.heapTotal)} (${f(heap.heapUsed)} used; new space ${f(heap.newSpace)}, old ${f(heap.oldSpace)})` : 'n/a'}`;
+}
+
+export async function benchConcurrent(opts: { runs: number; candidates: number; latencyMs: number; cap: number; nodeArgs?: string[]; serviceEnv?: Record<string, string> }): Promise<void> {
   heading(`concurrent: ${opts.runs} LLM runs at once, LLM_CONCURRENCY ${opts.cap}, fake model (own process) at ${opts.latencyMs} ms, ${opts.candidates} candidates`);
   buildDist();
   const fake = await startFakeModel({ latencyMs: opts.latencyMs, jitterMs: 10 });
   // Every run is driven at once (WORKER_CONCURRENCY = runs): the model cap, not the worker, is what is measured.
-  const env = llmEnv(fake.url, { LLM_CONCURRENCY: String(opts.cap), WORKER_CONCURRENCY: String(opts.runs) });
+  const env = llmEnv(fake.url, { LLM_CONCURRENCY: String(opts.cap), WORKER_CONCURRENCY: String(opts.runs), ...opts.serviceEnv });
   const svc = await startServiceProcess(env, opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {});
   let exitCode: number | null | undefined;
   try {
-    console.log(`service: node ${[...(opts.nodeArgs ?? []), 'dist/main.js'].join(' ')} (pid ${svc.pid}), a new data directory on disk, DB_POOL_MAX ${process.env.DB_POOL_MAX ?? '1'}`);
+    console.log(`service: ${Object.entries(opts.serviceEnv ?? {}).map(([k, v]) => `${k}=${v} `).join('')}node ${[...(opts.nodeArgs ?? []), 'dist/main.js'].join(' ')} (pid ${svc.pid}), a new data directory on disk, DB_POOL_MAX ${process.env.DB_POOL_MAX ?? '1'}`);
     // Idle after start: give the process a moment to settle (the database thread collects its startup garbage).
     await new Promise((r) => setTimeout(r, 1000));
     const atStart = readMemory(svc.pid);
+    const composition: Array<[string, string]> = [['after start, empty database', await composed(svc)]];
     await ingestHttp(svc, syntheticCandidates(opts.candidates));
     await new Promise((r) => setTimeout(r, 1000));
     const afterIngest = readMemory(svc.pid);
+    composition.push([`after ingesting ${opts.candidates} candidates`, await composed(svc)]);
     const sampler = rssSampler(svc.pid, 50);
     const started = performance.now();
     const mark = { at: started, cpu: readCpu(svc.pid) };
@@ -45,6 +58,7 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
     const cpu = cpuSince(svc.pid, mark);
     const peakRss = sampler.stop();
     const atEnd = readMemory(svc.pid);
+    composition.push(['after the runs', await composed(svc)]);
     const { intervals, unknown, maxInFlight } = await fake.collect();
     if (unknown.length) throw new Error(`requests no script answers: ${[...new Set(unknown)].join(', ')}`);
     const failed = [...runs.values()].filter((r) => r.status !== 'succeeded');
@@ -69,6 +83,8 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
       ['RSS after the runs (MB): anonymous / file-backed', `${mb(atEnd.rss).toFixed(1)}: ${mb(atEnd.anon).toFixed(1)} / ${mb(atEnd.file).toFixed(1)}`],
       ['peak RSS of the process lifetime, VmHWM (MB)', mb(atEnd.hwm)],
     ]));
+    console.log('\nwhat the resident memory is made of (MB, from /proc/<pid>/smaps; the main V8 heap from /metrics):');
+    console.log(table(['when', 'RSS = wasm + malloc + other anonymous + file-backed; main thread V8 heap'], composition));
     console.log('(the service runs in its own process: CPU is read per thread from /proc; the database busy time is not reachable from here)');
     if (failed.length) console.log(`not succeeded: ${failed.map((r) => `${r.status} ${JSON.stringify(r.error)}`).join('; ')}`);
     reportTargets([

@@ -85,6 +85,66 @@ export function readCpu(pid: number): ProcCpu {
   return { totalS: cpuSecondsOf(`/proc/${pid}/stat`), threads };
 }
 
+export interface MemoryBreakdown {
+  /** PGlite's WebAssembly memory: the resident part of the read-write mapping inside V8's multi-GB wasm reservation. */
+  wasm: number;
+  /** glibc malloc: the main heap ([heap]) and the per-thread arenas (64 MB-aligned heaps); ArrayBuffer backing stores, V8 compiler zones, wasm module data. */
+  malloc: number;
+  /** Other anonymous memory: the V8 heaps of both threads, JIT and wasm code, stacks. */
+  otherAnon: number;
+  /** File-backed: the node binary and shared libraries. */
+  file: number;
+}
+
+interface Mapping {
+  start: bigint;
+  end: bigint;
+  perm: string;
+  name: string;
+  rss: number;
+}
+
+const ARENA = 64n * 1024n * 1024n;
+const GB4 = 4n * 1024n * 1024n * 1024n;
+
+/** Classifies a process's resident memory from /proc/<pid>/smaps (heuristics on the shape of the mappings, Linux x64). */
+export function memoryBreakdown(pid: number): MemoryBreakdown {
+  const maps: Mapping[] = [];
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) maps.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perm: head[3]!, name: head[4]!.trim(), rss: 0 });
+    else if (line.startsWith('Rss:')) maps.at(-1)!.rss = Number(/(\d+)/.exec(line)![1]) * 1024;
+  }
+  maps.sort((a, b) => (a.start < b.start ? -1 : 1));
+  const out: MemoryBreakdown = { wasm: 0, malloc: 0, otherAnon: 0, file: 0 };
+  maps.forEach((m, i) => {
+    const next = maps[i + 1];
+    const size = m.end - m.start;
+    if (m.name.startsWith('/')) out.file += m.rss;
+    else if (m.name === '[heap]') out.malloc += m.rss;
+    else if (m.name) out.otherAnon += m.rss;
+    else if (m.perm === 'rw-p' && next && !next.name && next.perm === '---p' && next.start === m.end && size + (next.end - next.start) >= GB4) out.wasm += m.rss;
+    else if (m.perm === 'rw-p' && m.start % ARENA === 0n && (size === ARENA || (next && next.perm === '---p' && next.start === m.end && next.end - m.start === ARENA))) out.malloc += m.rss;
+    else out.otherAnon += m.rss;
+  });
+  return out;
+}
+
+/** The main thread's V8 heap and external memory, from the service's Prometheus metrics (prom-client's defaults). */
+export async function mainHeap(svc: { url: string }): Promise<{ heapTotal: number; heapUsed: number; newSpace: number; oldSpace: number; external: number } | null> {
+  const text = await fetch(`${svc.url}/metrics`).then((r) => (r.ok ? r.text() : ''), () => '');
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const heapTotal = metric('nodejs_heap_size_total_bytes');
+  if (!Number.isFinite(heapTotal)) return null;
+  return {
+    heapTotal,
+    heapUsed: metric('nodejs_heap_size_used_bytes'),
+    newSpace: metric('nodejs_heap_space_size_total_bytes\\{space="new"\\}'),
+    oldSpace: metric('nodejs_heap_space_size_total_bytes\\{space="old"\\}'),
+    external: metric('nodejs_external_memory_bytes'),
+  };
+}
+
 export interface CpuReport {
   wallMs: number;
   /** Process CPU (all threads) over the wall clock. */
