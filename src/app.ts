@@ -20,6 +20,7 @@ import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
+import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
@@ -36,7 +37,8 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: false }),
+    // The request logger (request.log) is made only when something logs through it (src/http/request-logger.ts).
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance, childLoggerFactory: lazyChildLoggerFactory } : { logger: false }),
     bodyLimit: 1024 * 1024,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
