@@ -21,7 +21,7 @@ import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { securityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -57,9 +57,12 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
 
-  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  // Hooks on every request are callback-style: an async hook costs a promise per request. One hook sets the
+  // request id and the security headers (helmet's set, computed once) and refuses requests while shutting down.
+  const security = securityHeaders();
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    reply.headers(security);
     done(services.lifecycle.closing ? new ServiceUnavailableError('The service is shutting down; retry shortly.') : undefined);
   });
   // One histogram child per method, route and status, looked up by a string instead of hashing labels per request.
@@ -73,7 +76,6 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     done();
   });
 
-  registerSecurityHeaders(app);
   // Without allowed origins there is nothing to answer a browser's cross-origin request with: no CORS hook at all.
   if (config.CORS_ORIGINS.length) {
     await app.register(fastifyCors, {

@@ -1,7 +1,6 @@
 // Security headers (helmet's set) on every answer. Our policy uses no per-request nonce, so the headers are
 // the same for every request: helmet computes them once here, and each request only copies them.
 // (@fastify/helmet rebuilt the middleware, CSP parsing included, on every request.)
-import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 const OPTIONS: HelmetOptions = {
@@ -20,7 +19,7 @@ const OPTIONS: HelmetOptions = {
 };
 
 /** The headers helmet sets for these options, by running its middleware once against a recording response. */
-function securityHeaders(options: HelmetOptions): Record<string, string> {
+function computeSecurityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: unknown) {
@@ -38,10 +37,9 @@ function securityHeaders(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  const headers = securityHeaders(OPTIONS);
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
-  });
+let computed: Readonly<Record<string, string>> | undefined;
+
+/** helmet's headers for our policy, computed on first use; the app's one onRequest hook copies them to each reply. */
+export function securityHeaders(): Readonly<Record<string, string>> {
+  return (computed ??= Object.freeze(computeSecurityHeaders(OPTIONS)));
 }
