@@ -12,12 +12,12 @@ import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
   serializerCompiler,
-  validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
+import { fastValidatorCompiler } from './http/validation.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
@@ -50,7 +50,8 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     forceCloseConnections: true,
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  // zod for every schema, with a compiled check in front of it for { id: uuid } params (src/http/validation.ts).
+  app.setValidatorCompiler(fastValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON only: a text/plain body is a 415, not a schema error, and it is the content type a browser
   // may send cross-origin without a preflight.
