@@ -133,42 +133,54 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       params: IdParamsSchema,
       response: { 200: RunSchema, 304: z.undefined(), ...standardErrors },
     },
-    handler: async (request, reply) => {
+    handler: (request, reply) => {
       const orgId = callerOf(request).orgId;
       const runId = request.params.id;
       const ifNoneMatch = request.headers['if-none-match'];
-      let answer = deps.finishedRuns.fresh(orgId, runId);
-      if (!answer) {
-        const stale = deps.finishedRuns.stale(orgId, runId);
-        if (stale || ifNoneMatch) {
-          // One indexed read of the version decides: still the cached answer, not modified, or read it whole.
-          const v = await deps.runs.version(orgId, runId);
-          if (stale?.version === v.version) {
-            answer = stale;
-            deps.finishedRuns.keep(orgId, runId, stale);
-          } else {
-            if (stale) deps.finishedRuns.forget(orgId, runId);
-            if (matchesEtag(ifNoneMatch, etagOf(runId, v.version))) {
-              cacheHeaders(reply, runId, v.version, v.status);
-              return reply.code(304).send();
-            }
-          }
-        }
+      // The polling case, a finished run answered moments ago: no database read, and no promise either.
+      const fresh = deps.finishedRuns.fresh(orgId, runId);
+      if (fresh) {
+        sendFinished(reply, runId, fresh, ifNoneMatch);
+        return;
       }
-      if (!answer) {
-        const { version, ...run } = await deps.runs.get(orgId, runId);
-        if (!FINISHED_STATUSES.includes(run.status)) {
-          cacheHeaders(reply, runId, version, run.status);
-          return run;
-        }
-        answer = { version, status: run.status, body: Buffer.from(JSON.stringify(z.encode(RunSchema, run))) } satisfies FinishedRunAnswer;
-        deps.finishedRuns.keep(orgId, runId, answer);
-      }
-      cacheHeaders(reply, runId, answer.version, answer.status);
-      if (matchesEtag(ifNoneMatch, etagOf(runId, answer.version))) return reply.code(304).send();
-      return sendSerialized(reply, answer.body);
+      return poll(reply, orgId, runId, ifNoneMatch);
     },
   });
+
+  function sendFinished(reply: FastifyReply, runId: string, answer: FinishedRunAnswer, ifNoneMatch: string | undefined): FastifyReply {
+    cacheHeaders(reply, runId, answer.version, answer.status);
+    if (matchesEtag(ifNoneMatch, etagOf(runId, answer.version))) return reply.code(304).send();
+    return sendSerialized(reply, answer.body);
+  }
+
+  async function poll(reply: FastifyReply, orgId: string, runId: string, ifNoneMatch: string | undefined) {
+    let answer: FinishedRunAnswer | undefined;
+    const stale = deps.finishedRuns.stale(orgId, runId);
+    if (stale || ifNoneMatch) {
+      // One indexed read of the version decides: still the cached answer, not modified, or read it whole.
+      const v = await deps.runs.version(orgId, runId);
+      if (stale?.version === v.version) {
+        answer = stale;
+        deps.finishedRuns.keep(orgId, runId, stale);
+      } else {
+        if (stale) deps.finishedRuns.forget(orgId, runId);
+        if (matchesEtag(ifNoneMatch, etagOf(runId, v.version))) {
+          cacheHeaders(reply, runId, v.version, v.status);
+          return reply.code(304).send();
+        }
+      }
+    }
+    if (!answer) {
+      const { version, ...run } = await deps.runs.get(orgId, runId);
+      if (!FINISHED_STATUSES.includes(run.status)) {
+        cacheHeaders(reply, runId, version, run.status);
+        return reply.send(run);
+      }
+      answer = { version, status: run.status, body: Buffer.from(JSON.stringify(z.encode(RunSchema, run))) } satisfies FinishedRunAnswer;
+      deps.finishedRuns.keep(orgId, runId, answer);
+    }
+    return sendFinished(reply, runId, answer, ifNoneMatch);
+  }
 
   app.get('/v1/matching-runs/:id/events', {
     schema: {
