@@ -65,11 +65,16 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
     const values: unknown[] = [req.orgId, req.excludeIds, fetch];
     const filters = filterSql(req.filters, values);
     const param = (v: unknown) => `$${values.push(v)}`;
+    // The filters are on candidates; without any, the embeddings alone answer (an erased candidate's embeddings go
+    // with it, by cascade), and joining a table of whole resumes was most of a vector list's time.
+    const embeddings = filters
+      ? `candidate_embeddings e JOIN candidates c ON c.id = e.candidate_id AND c.org_id = $1`
+      : 'candidate_embeddings e';
     const parts = vectors.flatMap((vector, qi) => {
       const v = `${param(vectorLiteral(vector))}::vector(${dim})`;
       const vectorPart = `(SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, e.embedding::vector(${dim}) <=> ${v} AS value
-         FROM candidate_embeddings e JOIN candidates c ON c.id = e.candidate_id
-         WHERE e.model = ${modelLiteral} AND e.org_id = $1 AND c.org_id = $1 AND NOT (e.candidate_id = ANY($2::uuid[])) ${filters}
+         FROM ${embeddings}
+         WHERE e.model = ${modelLiteral} AND e.org_id = $1 AND NOT (e.candidate_id = ANY($2::uuid[])) ${filters}
          ORDER BY e.embedding::vector(${dim}) <=> ${v} LIMIT $3)`;
       const tsquery = tsqueries[qi];
       if (!tsquery) return [vectorPart];
