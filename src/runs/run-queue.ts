@@ -240,8 +240,9 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       );
     },
 
+    /** One statement, atomic by itself: no transaction (BEGIN and COMMIT were two more round trips per run start). */
     async appendEvent(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
-      await db.withTransaction((tx) => appendEvent(tx, runId, type, data).then(() => undefined));
+      await appendEvent(db, runId, type, data);
     },
   };
 }
