@@ -20,18 +20,19 @@ export interface ScriptRuntime extends Runtime {
  * One pooled connection unless DB_POOL_MAX is set: the embedded database executes one statement at a time, and with
  * the default pool of 10 the concurrent benchmark measured fewer model calls per second (docs/benchmarks.md).
  */
+export const SCRIPT_SERVICE_ENV: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  BOOTSTRAP_API_KEY: SCRIPT_API_KEY,
+  MATCH_ENGINE: 'heuristic',
+  RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
+  RATE_LIMIT_RUNS_PER_MINUTE: '1000000',
+  MAX_RUNS_IN_FLIGHT_PER_ORG: '10000',
+  DB_POOL_MAX: process.env.DB_POOL_MAX ?? '1',
+};
+
+/** The service in this process, on an in-memory database loaded from the cached migrated dump. */
 export async function openRuntime(env: Record<string, string> = {}): Promise<ScriptRuntime> {
-  const config = loadConfig({
-    DATA_DIR: 'memory://',
-    LOG_LEVEL: 'warn',
-    BOOTSTRAP_API_KEY: SCRIPT_API_KEY,
-    MATCH_ENGINE: 'heuristic',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
-    RATE_LIMIT_RUNS_PER_MINUTE: '1000000',
-    MAX_RUNS_IN_FLIGHT_PER_ORG: '10000',
-    DB_POOL_MAX: process.env.DB_POOL_MAX ?? '1',
-    ...env,
-  });
+  const config = loadConfig({ DATA_DIR: 'memory://', ...SCRIPT_SERVICE_ENV, ...env });
   const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), pino.destination(2));
   const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {} });
   await runtime.app?.ready();

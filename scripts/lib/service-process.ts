@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CandidateInput } from '../../src/candidates/candidate-schemas.js';
 import type { Run } from '../../src/runs/run-schemas.js';
-import { INGEST_BATCH, SCRIPT_API_KEY } from './runtime.js';
+import { INGEST_BATCH, SCRIPT_API_KEY, SCRIPT_SERVICE_ENV } from './runtime.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MB = 1024 * 1024;
@@ -32,16 +32,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The same defaults as openRuntime(): the service's own limits out of the measurement, warnings only. */
-export const SERVICE_DEFAULTS: Record<string, string> = {
-  PROCESS_ROLE: 'all',
-  LOG_LEVEL: 'warn',
-  BOOTSTRAP_API_KEY: SCRIPT_API_KEY,
-  MATCH_ENGINE: 'heuristic',
-  RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
-  RATE_LIMIT_RUNS_PER_MINUTE: '1000000',
-  MAX_RUNS_IN_FLIGHT_PER_ORG: '10000',
-  DB_POOL_MAX: process.env.DB_POOL_MAX ?? '1',
-};
+export const SERVICE_DEFAULTS: Record<string, string> = { PROCESS_ROLE: 'all', ...SCRIPT_SERVICE_ENV };
 
 export interface ProcMemory {
   /** Resident set now, and its high-water mark since the process started (VmRSS, VmHWM). */
