@@ -43,23 +43,28 @@ class LazyRequestLogger {
     return typeof parent.isLevelEnabled === 'function' ? parent.isLevelEnabled(level) : true;
   }
 
+  /** Logs through the child (made now if this is its first line), only when the level is enabled. */
+  #log(level: Level, args: unknown[]): void {
+    if (this.#enabled(level)) (this.logger as unknown as Methods)[level](...args);
+  }
+
   fatal(...args: unknown[]): void {
-    if (this.#enabled('fatal')) (this.logger as unknown as Methods).fatal(...args);
+    this.#log('fatal', args);
   }
   error(...args: unknown[]): void {
-    if (this.#enabled('error')) (this.logger as unknown as Methods).error(...args);
+    this.#log('error', args);
   }
   warn(...args: unknown[]): void {
-    if (this.#enabled('warn')) (this.logger as unknown as Methods).warn(...args);
+    this.#log('warn', args);
   }
   info(...args: unknown[]): void {
-    if (this.#enabled('info')) (this.logger as unknown as Methods).info(...args);
+    this.#log('info', args);
   }
   debug(...args: unknown[]): void {
-    if (this.#enabled('debug')) (this.logger as unknown as Methods).debug(...args);
+    this.#log('debug', args);
   }
   trace(...args: unknown[]): void {
-    if (this.#enabled('trace')) (this.logger as unknown as Methods).trace(...args);
+    this.#log('trace', args);
   }
   silent(): void {}
 

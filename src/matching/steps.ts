@@ -10,7 +10,8 @@ import type { CandidateView, RetrievedCandidate } from './domain.js';
 export interface StepDeps {
   agents: Agents;
   search(req: SearchRequest): Promise<SearchHit[]>;
-  views(orgId: string, ids: string[], opts?: { maxChars?: number }): Promise<Array<CandidateView & { externalId?: string | null; name?: string | null }>>;
+  /** What agents may read of candidates: no names or external ids (those come from identities, for entries only). */
+  views(orgId: string, ids: string[], opts?: { maxChars?: number }): Promise<CandidateView[]>;
   identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>>;
   /** Persists scored candidates (ctx includes them); cancelRequested tells the run to stop. */
   saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }>;

@@ -96,6 +96,8 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
     pending = null;
     return p ? p : { cancelRequested: false };
   };
+  /** Waits for the last write whatever its outcome: the caller is already handling a failure. */
+  const settled = () => landed().catch(() => {});
   const tracked: WorkflowDeps = {
     ...deps,
     saveEntries: async (ctx, entries) => {
@@ -139,7 +141,7 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
     return ctx;
   } catch (err) {
     // The run is finished by the caller: no checkpoint of ours may land after that.
-    await (pending as Promise<unknown> | null)?.catch(() => {});
+    await settled();
     throw new WorkflowInterrupted(latest, err);
   }
 }
