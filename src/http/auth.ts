@@ -13,8 +13,7 @@ export function registerAuth(app: FastifyInstance, keys: ApiKeyStore): void {
   app.decorateRequest('caller', null);
   // Callback-style: a key verified moments ago (the polling case) costs no promise and no database read.
   app.addHook('onRequest', (request, _reply, done) => {
-    const header = request.headers.authorization;
-    const key = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+    const key = bearerKey(request.headers.authorization);
     if (!key) return done(new UnauthorizedError());
     const recent = keys.verifiedRecently(key);
     if (recent) {
@@ -30,6 +29,28 @@ export function registerAuth(app: FastifyInstance, keys: ApiKeyStore): void {
       (err: Error) => done(err),
     );
   });
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The key of an `Authorization: Bearer <key>` header. The usual spelling ("Bearer", one space, a key of printable
+ * ASCII) is read by character code; any other goes through the regular expression, which decides alone.
+ */
+export function bearerKey(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  if (header.startsWith('Bearer ') && header.length > 7) {
+    let plain = true;
+    for (let i = 7; i < header.length; i++) {
+      const c = header.charCodeAt(i);
+      if (c <= 32 || c >= 127) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return header.slice(7);
+  }
+  return BEARER.exec(header)?.[1];
 }
 
 /** The authenticated caller; routes behind registerAuth always have one. */
