@@ -8,6 +8,8 @@ import type { RunStatus } from '../runs/run-schemas.js';
 export interface FinishedRunAnswer {
   version: number;
   status: RunStatus;
+  /** The ETag of this version, made once rather than on every poll. */
+  etag: string;
   /** The JSON body, as the route's serializer would have produced it. */
   body: Buffer;
 }

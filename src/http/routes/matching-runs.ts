@@ -140,16 +140,18 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       // The polling case, a finished run answered moments ago: no database read, and no promise either.
       const fresh = deps.finishedRuns.fresh(orgId, runId);
       if (fresh) {
-        sendFinished(reply, runId, fresh, ifNoneMatch);
+        sendFinished(reply, fresh, ifNoneMatch);
         return;
       }
       return poll(reply, orgId, runId, ifNoneMatch);
     },
   });
 
-  function sendFinished(reply: FastifyReply, runId: string, answer: FinishedRunAnswer, ifNoneMatch: string | undefined): FastifyReply {
-    cacheHeaders(reply, runId, answer.version, answer.status);
-    if (matchesEtag(ifNoneMatch, etagOf(runId, answer.version))) return reply.code(304).send();
+  // A finished run gets no Retry-After: its ETag and the cache control are all of cacheHeaders that applies.
+  function sendFinished(reply: FastifyReply, answer: FinishedRunAnswer, ifNoneMatch: string | undefined): FastifyReply {
+    reply.header('etag', answer.etag);
+    reply.header('cache-control', 'private, no-cache');
+    if (matchesEtag(ifNoneMatch, answer.etag)) return reply.code(304).send();
     return sendSerialized(reply, answer.body);
   }
 
@@ -176,10 +178,15 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
         cacheHeaders(reply, runId, version, run.status);
         return reply.send(run);
       }
-      answer = { version, status: run.status, body: Buffer.from(JSON.stringify(z.encode(RunSchema, run))) } satisfies FinishedRunAnswer;
+      answer = {
+        version,
+        status: run.status,
+        etag: etagOf(runId, version),
+        body: Buffer.from(JSON.stringify(z.encode(RunSchema, run))),
+      } satisfies FinishedRunAnswer;
       deps.finishedRuns.keep(orgId, runId, answer);
     }
-    return sendFinished(reply, runId, answer, ifNoneMatch);
+    return sendFinished(reply, answer, ifNoneMatch);
   }
 
   app.get('/v1/matching-runs/:id/events', {
