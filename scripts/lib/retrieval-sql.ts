@@ -1,4 +1,4 @@
-// The two halves of hybrid retrieval alone, with the same SQL as src/retrieval/search.ts; vector search also exact.
+// The two halves of hybrid retrieval alone, one query at a time, giving the lists src/retrieval/search.ts gives; vector search also exact.
 import { vectorLiteral } from '../../src/candidates/candidate-store.js';
 import type { Database } from '../../src/db/database.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';

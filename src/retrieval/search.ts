@@ -1,5 +1,5 @@
 // Hybrid retrieval: pgvector HNSW cosine search per query plus full-text search, fused by reciprocal rank.
-import type { Database, Queryable } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { SearchFilters } from '../matching/domain.js';
@@ -49,9 +49,19 @@ export async function ensureVectorIndex(db: Database, model: string, dimension: 
   });
 }
 
-export function createSearch(deps: { db: Database; embedder: Embedder }) {
+/**
+ * Pools up to this many candidates are searched exactly: one scan of the embeddings computes every query's distance
+ * and each query takes its nearest from it, in one statement with no settings and so no transaction. Larger pools
+ * search per query through the model's HNSW index, which needs ef_search and iterative scans set for the statement.
+ * On the embedded database a search took 27 ms exact against 32 ms per query at 2,000 candidates, 62 against 46 ms at
+ * 5,000 (docs/benchmarks.md, retrieval statement); the exact lists are at least as good as the index's.
+ */
+export const EXACT_SCAN_MAX_POOL = 2500;
+
+export function createSearch(deps: { db: Database; embedder: Embedder; exactScanMaxPool?: number }) {
   const { db, embedder } = deps;
   const dim = embedder.dimension;
+  const exactScanMaxPool = deps.exactScanMaxPool ?? EXACT_SCAN_MAX_POOL;
   const rarity = createTermRarity(db);
   // A literal, not a parameter: the planner must see it to use the model's partial HNSW index.
   const modelLiteral = `'${embedder.model.replace(/'/g, "''")}'`;
@@ -61,7 +71,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
    * round trip through the socket server, and a retrieval sits between two model calls of the run.
    * Rows come back per list (qi, kind) with the value each list is ordered by; the caller orders them again.
    */
-  async function lists(tx: Queryable, req: SearchRequest, vectors: number[][], tsqueries: Array<string | null>, fetch: number) {
+  function listsStatement(req: SearchRequest, vectors: number[][], tsqueries: Array<string | null>, fetch: number, exact: boolean) {
     const values: unknown[] = [req.orgId, req.excludeIds, fetch];
     const filters = filterSql(req.filters, values);
     const param = (v: unknown) => `$${values.push(v)}`;
@@ -70,23 +80,35 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
     const embeddings = filters
       ? `candidate_embeddings e JOIN candidates c ON c.id = e.candidate_id AND c.org_id = $1`
       : 'candidate_embeddings e';
-    const parts = vectors.flatMap((vector, qi) => {
-      const v = `${param(vectorLiteral(vector))}::vector(${dim})`;
-      const vectorPart = `(SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, e.embedding::vector(${dim}) <=> ${v} AS value
-         FROM ${embeddings}
-         WHERE e.model = ${modelLiteral} AND e.org_id = $1 AND NOT (e.candidate_id = ANY($2::uuid[])) ${filters}
-         ORDER BY e.embedding::vector(${dim}) <=> ${v} LIMIT $3)`;
-      const tsquery = tsqueries[qi];
-      if (!tsquery) return [vectorPart];
-      const textPart = `(SELECT ${qi}, 't', c.id, ts_rank_cd(c.search_tsv, q, 1)
-         FROM candidates c, to_tsquery('simple', ${param(tsquery)}) q
-         WHERE c.org_id = $1 AND c.search_tsv @@ q AND NOT (c.id = ANY($2::uuid[])) ${filters}
-         ORDER BY ts_rank_cd(c.search_tsv, q, 1) DESC, c.id LIMIT $3)`;
-      return [vectorPart, textPart];
-    });
-    const r = await tx.query<{ qi: number; kind: 'v' | 't'; id: string; value: number }>(parts.join('\nUNION ALL\n'), values);
-    return r.rows;
+    const fromEmbeddings = `FROM ${embeddings}
+       WHERE e.model = ${modelLiteral} AND e.org_id = $1 AND NOT (e.candidate_id = ANY($2::uuid[])) ${filters}`;
+    const distance = (v: string) => `e.embedding::vector(${dim}) <=> ${v}`;
+    const vs = vectors.map((vector) => `${param(vectorLiteral(vector))}::vector(${dim})`);
+    const ctes: string[] = [];
+    const lists: string[] = [];
+    if (exact) {
+      // Reading a row costs more than a distance: one scan for every query, then each query's nearest of it.
+      ctes.push(`v AS MATERIALIZED (SELECT e.candidate_id AS id, ${vs.map((v, qi) => `${distance(v)} AS d${qi}`).join(', ')}
+       ${fromEmbeddings})`);
+      vs.forEach((_, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, id, d${qi} AS value FROM v ORDER BY d${qi} LIMIT $3)`));
+    } else {
+      // ORDER BY the indexed expression itself, per query: the form the planner can answer from the HNSW index.
+      vs.forEach((v, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, ${distance(v)} AS value
+       ${fromEmbeddings} ORDER BY ${distance(v)} LIMIT $3)`));
+    }
+    // Full-text lists are exact at any size: one pass over the rows matching any query ranks each by the queries it
+    // matches, so a row is read (and its resume's words tested) once, not once per query.
+    const texts = tsqueries.flatMap((t, qi) => (t ? [{ qi, tsquery: `to_tsquery('simple', ${param(t)})` }] : []));
+    if (texts.length) {
+      ctes.push(`t AS MATERIALIZED (SELECT c.id, ${texts.map(({ qi }) => `CASE WHEN c.search_tsv @@ q${qi} THEN ts_rank_cd(c.search_tsv, q${qi}, 1) END AS r${qi}`).join(', ')}
+       FROM candidates c, (SELECT ${texts.map(({ qi, tsquery }) => `${tsquery} AS q${qi}`).join(', ')}) q
+       WHERE c.org_id = $1 AND c.search_tsv @@ (${texts.map(({ qi }) => `q${qi}`).join(' || ')}) AND NOT (c.id = ANY($2::uuid[])) ${filters})`);
+      texts.forEach(({ qi }) => lists.push(`(SELECT ${qi}, 't', id, r${qi} FROM t WHERE r${qi} IS NOT NULL ORDER BY r${qi} DESC, id LIMIT $3)`));
+    }
+    return { text: `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}${lists.join('\nUNION ALL\n')}`, values };
   }
+
+  type ListRow = { qi: number; kind: 'v' | 't'; id: string; value: number };
 
   return {
     async search(req: SearchRequest): Promise<SearchHit[]> {
@@ -95,13 +117,17 @@ export function createSearch(deps: { db: Database; embedder: Embedder }) {
       const vectors = await embedder.embed(queries, { orgId: req.orgId });
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
-      // Term statistics are read before the transaction: the embedded server runs one at a time.
+      // Term statistics (and the pool's size) are read before the lists: the embedded server runs one statement at a time.
       const tsqueries = await rarity.tsqueries(req.orgId, queries);
-      const rows = await db.withTransaction(async (tx) => {
-        // Iterative index scans keep filtered searches from starving; ef_search must cover the fetch. One round trip.
-        await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(fetch, 40))}`);
-        return lists(tx, req, vectors, tsqueries, fetch);
-      });
+      const exact = (await rarity.poolSize(req.orgId)) <= exactScanMaxPool;
+      const statement = listsStatement(req, vectors, tsqueries, fetch, exact);
+      const rows = exact
+        ? (await db.query<ListRow>(statement.text, statement.values)).rows
+        : await db.withTransaction(async (tx) => {
+            // Iterative index scans keep filtered searches from starving; ef_search must cover the fetch. One round trip.
+            await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(fetch, 40))}`);
+            return (await tx.query<ListRow>(statement.text, statement.values)).rows;
+          });
       const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
       const hits = new Map<string, SearchHit>();
       const hit = (id: string) => {

@@ -43,6 +43,10 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxTerms
   }
 
   return {
+    /** Candidates in the organisation's pool, as of the cached statistics. */
+    async poolSize(orgId: string): Promise<number> {
+      return (await statsFor(orgId)).pool;
+    },
     /** For each query, an OR tsquery (for to_tsquery('simple', ...)) of its rarest pool words, or null; one statement for all. */
     async tsqueries(orgId: string, queries: string[]): Promise<Array<string | null>> {
       if (!queries.length) return [];

@@ -1,17 +1,22 @@
-// Hybrid retrieval on a real pgvector index: ranking, exclusion of seen ids, and filters that do not starve.
+// Hybrid retrieval on a real pgvector index: ranking, exclusion of seen ids, filters that do not starve, and the
+// exact one-scan form for small pools giving the same lists as the per-query index form.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApiKeyStore } from '../../src/auth/api-keys.js';
 import { createCandidateService } from '../../src/candidates/candidate-service.js';
 import { createCandidateStore } from '../../src/candidates/candidate-store.js';
-import type { Database } from '../../src/db/database.js';
+import type { Database, Queryable } from '../../src/db/database.js';
 import { createLocalEmbedder } from '../../src/embeddings/local-embedder.js';
-import { createSearch, ensureVectorIndex, type Search } from '../../src/retrieval/search.js';
+import { filterSql } from '../../src/retrieval/filters.js';
+import { createSearch, ensureVectorIndex, type Search, type SearchRequest } from '../../src/retrieval/search.js';
+import { createTermRarity } from '../../src/retrieval/term-rarity.js';
 import { createTestDatabase } from '../support/database.js';
 import { candidate } from '../support/fixtures.js';
 
 let db: Database;
 let search: Search;
+/** The same search with the pool-size threshold forced each way (the pool here is TOTAL candidates). */
+const forms: Record<'exact' | 'indexed', Search> = {} as never;
 let orgId: string;
 const TOTAL = 2000;
 
@@ -28,6 +33,8 @@ before(async () => {
   const embedder = createLocalEmbedder();
   await ensureVectorIndex(db, embedder.model, embedder.dimension);
   search = createSearch({ db, embedder });
+  forms.exact = createSearch({ db, embedder, exactScanMaxPool: TOTAL });
+  forms.indexed = createSearch({ db, embedder, exactScanMaxPool: TOTAL - 1 });
   orgId = await createApiKeyStore(db).ensureOrganisation('default');
   const service = createCandidateService({ db, store: createCandidateStore(db), embedder });
   const all = Array.from({ length: TOTAL }, (_, i) => {
@@ -56,26 +63,102 @@ test('results are fused by reciprocal rank, best first, each with its per-source
   assert.ok(hits.some((h) => h.vectorRank !== null && h.textRank !== null), 'both sources contribute');
 });
 
-test('a 1%-selective filter still returns limit rows when they exist', async () => {
-  const hits = await search.search({ orgId, queries: ['Go Kubernetes engineer'], filters: { skillsAll: ['rust'] }, excludeIds: [], limit: 20 });
-  assert.equal(hits.length, 20, 'all twenty Rust engineers, although the query is about Go');
-  const located = await search.search({ orgId, queries: ['React engineer'], filters: { location: 'lisbon', minYears: 0 }, excludeIds: [], limit: 20 });
-  assert.equal(located.length, 20);
-  const both = await search.search({ orgId, queries: ['engineer'], filters: { skillsAny: ['WebAssembly', 'Swift'], minYears: 14 }, excludeIds: [], limit: 500 });
-  const expected = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM candidates WHERE (skill_keys && ARRAY['webassembly','swift']) AND years_experience >= 14",
-  );
-  assert.equal(both.length, expected.rows[0]!.n);
-});
+for (const form of ['exact', 'indexed'] as const) {
+  test(`${form} form: a 1%-selective filter still returns limit rows when they exist`, async () => {
+    const search = forms[form];
+    const hits = await search.search({ orgId, queries: ['Go Kubernetes engineer'], filters: { skillsAll: ['rust'] }, excludeIds: [], limit: 20 });
+    assert.equal(hits.length, 20, 'all twenty Rust engineers, although the query is about Go');
+    const located = await search.search({ orgId, queries: ['React engineer'], filters: { location: 'lisbon', minYears: 0 }, excludeIds: [], limit: 20 });
+    assert.equal(located.length, 20);
+    const both = await search.search({ orgId, queries: ['engineer'], filters: { skillsAny: ['WebAssembly', 'Swift'], minYears: 14 }, excludeIds: [], limit: 500 });
+    const expected = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM candidates WHERE (skill_keys && ARRAY['webassembly','swift']) AND years_experience >= 14",
+    );
+    assert.equal(both.length, expected.rows[0]!.n);
+  });
 
-test('seen candidates are never returned again', async () => {
-  const first = await search.search({ orgId, queries: ['Python Django'], filters: {}, excludeIds: [], limit: 50 });
-  const second = await search.search({ orgId, queries: ['Python Django'], filters: {}, excludeIds: first.map((h) => h.id), limit: 50 });
-  assert.equal(second.length, 50);
-  const seen = new Set(first.map((h) => h.id));
-  assert.ok(second.every((h) => !seen.has(h.id)));
-});
+  test(`${form} form: seen candidates are never returned again`, async () => {
+    const search = forms[form];
+    const first = await search.search({ orgId, queries: ['Python Django'], filters: {}, excludeIds: [], limit: 50 });
+    const second = await search.search({ orgId, queries: ['Python Django'], filters: {}, excludeIds: first.map((h) => h.id), limit: 50 });
+    assert.equal(second.length, 50);
+    const seen = new Set(first.map((h) => h.id));
+    assert.ok(second.every((h) => !seen.has(h.id)));
+  });
+}
 
 test('an empty or blank query set retrieves nothing rather than everything', async () => {
   assert.deepEqual(await search.search({ orgId, queries: ['  '], filters: {}, excludeIds: [], limit: 10 }), []);
+});
+
+/** The database with every statement recorded; with indexScansOff each transaction first turns index scans off. */
+function recorded(inner: Database, opts: { indexScansOff?: boolean } = {}) {
+  const log = { statements: [] as string[], transactions: 0 };
+  const record = (q: Queryable): Queryable => ({ query: (text, values) => (log.statements.push(text), q.query(text, values)) });
+  const spy: Database = {
+    ...inner,
+    ...record(inner),
+    withTransaction: (fn) => {
+      log.transactions++;
+      return inner.withTransaction(async (tx) => {
+        if (opts.indexScansOff) await tx.query('SET LOCAL enable_indexscan = off');
+        return fn(record(tx));
+      });
+    },
+  };
+  return { db: spy, log };
+}
+
+test('a pool up to the threshold is searched in one statement; a larger one through the index, with its settings', async () => {
+  const embedder = createLocalEmbedder();
+  const req: SearchRequest = { orgId, queries: ['Go Kubernetes', 'Swift iOS'], filters: {}, excludeIds: [], limit: 10 };
+  const small = recorded(db);
+  const exact = createSearch({ db: small.db, embedder, exactScanMaxPool: TOTAL });
+  await exact.search(req); // loads the term statistics
+  small.log.statements.length = 0;
+  await exact.search(req);
+  assert.equal(small.log.transactions, 0);
+  assert.equal(small.log.statements.length, 2, 'the query lexemes, then every list');
+  assert.doesNotMatch(small.log.statements[1]!, /ORDER BY e\.embedding/, 'no list orders the embeddings table itself');
+  const large = recorded(db);
+  const indexed = createSearch({ db: large.db, embedder, exactScanMaxPool: TOTAL - 1 });
+  await indexed.search(req);
+  assert.equal(large.log.transactions, 1);
+  assert.match(large.log.statements.join('\n'), /SET LOCAL hnsw\.ef_search = 50/);
+  assert.match(large.log.statements.at(-1)!, /ORDER BY e\.embedding::vector\(512\) <=> \$\d+::vector\(512\) LIMIT/, 'the indexed expression');
+});
+
+test('the one-scan form returns the lists the per-query form returns when it scans every row, and full-text ranks per query', async () => {
+  // The per-query form with index scans off is what it was before the one-scan form, on pools the planner scanned.
+  const perQuery = createSearch({ db: recorded(db, { indexScansOff: true }).db, embedder: createLocalEmbedder(), exactScanMaxPool: 0 });
+  const seen = (await search.search({ orgId, queries: ['Java Spring Kafka'], filters: {}, excludeIds: [], limit: 40 })).map((h) => h.id);
+  const requests: SearchRequest[] = [
+    { orgId, queries: ['Go Kubernetes gRPC engineer', 'Python Django payments'], filters: {}, excludeIds: [], limit: 60 },
+    { orgId, queries: ['React TypeScript', 'Swift iOS logistics', 'Rust WebAssembly'], filters: {}, excludeIds: seen, limit: 60 },
+    { orgId, queries: ['engineer payments', 'Kafka'], filters: { skillsAny: ['Java', 'Rust'], minYears: 3 }, excludeIds: seen, limit: 60 },
+    { orgId, queries: ['Lisbon engineer'], filters: { location: 'lisbon' }, excludeIds: [], limit: 60 },
+  ];
+  for (const req of requests) {
+    const hits = await forms.exact.search(req);
+    assert.ok(hits.length > 0);
+    assert.deepEqual(hits, await perQuery.search(req), req.queries.join(' / '));
+  }
+  // Each query's full-text list on its own, as the statement used to rank it: a hit's textRank is its best rank in them.
+  const req = requests[2]!;
+  const values: unknown[] = [orgId, req.excludeIds];
+  const filters = filterSql(req.filters, values);
+  const tsqueries = await createTermRarity(db).tsqueries(orgId, req.queries);
+  const best = new Map<string, number>();
+  for (const tsquery of tsqueries) {
+    const r = await db.query<{ id: string }>(
+      `SELECT c.id FROM candidates c, to_tsquery('simple', $${values.length + 1}) q
+       WHERE c.org_id = $1 AND c.search_tsv @@ q AND NOT (c.id = ANY($2::uuid[])) ${filters}
+       ORDER BY ts_rank_cd(c.search_tsv, q, 1) DESC, c.id LIMIT 120`,
+      [...values, tsquery],
+    );
+    r.rows.forEach((row, i) => best.set(row.id, Math.min(best.get(row.id) ?? Infinity, i + 1)));
+  }
+  const hits = await forms.exact.search(req);
+  assert.ok(hits.some((h) => h.textRank !== null));
+  for (const h of hits) assert.equal(h.textRank, best.get(h.id) ?? null, h.id);
 });
