@@ -34,29 +34,45 @@ function rowToRole(r: RoleRow): Role {
   };
 }
 
+/**
+ * SQL for a role row as a RoleSpec (JSON), for statements that read the role with something else, such as a
+ * worker's claim. `alias` names the roles row.
+ */
+export function roleSpecJson(alias: string): string {
+  return `json_build_object('title', ${alias}.title, 'description', ${alias}.description,
+    'mustHaveSkills', ${alias}.must_have_skills, 'niceToHaveSkills', ${alias}.nice_to_have_skills,
+    'location', ${alias}.location, 'remote', ${alias}.remote, 'seniority', ${alias}.seniority,
+    'minYearsExperience', ${alias}.min_years_experience)`;
+}
+
 export function roleSpecOf(role: Role): RoleSpec {
   const { id: _id, createdAt: _createdAt, ...spec } = role;
   return spec;
+}
+
+/** The columns a new role is inserted with, after org_id, in the order of roleInsertValues(). */
+export const ROLE_INSERT_COLUMNS = 'title, description, must_have_skills, nice_to_have_skills, location, remote, seniority, min_years_experience';
+
+/** A role input as the values of ROLE_INSERT_COLUMNS (skills normalised), for this store and statements that insert a role with something else. */
+export function roleInsertValues(input: RoleInput): unknown[] {
+  return [
+    input.title,
+    input.description,
+    normalizeSkills(input.mustHaveSkills ?? []),
+    normalizeSkills(input.niceToHaveSkills ?? []),
+    input.location ?? null,
+    input.remote ?? null,
+    input.seniority ?? null,
+    input.minYearsExperience ?? null,
+  ];
 }
 
 export function createRoleStore(db: Queryable) {
   return {
     async create(orgId: string, input: RoleInput, tx: Queryable = db): Promise<Role> {
       const r = await tx.query<RoleRow>(
-        `INSERT INTO roles (org_id, title, description, must_have_skills, nice_to_have_skills, location, remote,
-                            seniority, min_years_experience)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-        [
-          orgId,
-          input.title,
-          input.description,
-          normalizeSkills(input.mustHaveSkills ?? []),
-          normalizeSkills(input.niceToHaveSkills ?? []),
-          input.location ?? null,
-          input.remote ?? null,
-          input.seniority ?? null,
-          input.minYearsExperience ?? null,
-        ],
+        `INSERT INTO roles (org_id, ${ROLE_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+        [orgId, ...roleInsertValues(input)],
       );
       return rowToRole(r.rows[0]!);
     },

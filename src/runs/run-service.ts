@@ -6,8 +6,8 @@ import type { Engine } from '../matching/domain.js';
 import type { RoleInput } from '../roles/role-schemas.js';
 import type { RoleStore } from '../roles/role-store.js';
 import type { UsageStore } from '../usage/usage-store.js';
-import { FINISHED_STATUSES, type RunParams, type RunStatus } from './run-schemas.js';
-import { appendEvent, type RunStore } from './run-store.js';
+import { FINISHED_STATUSES, type Run, type RunParams, type RunStatus } from './run-schemas.js';
+import type { RunStore } from './run-store.js';
 
 export interface StartRunRequest {
   orgId: string;
@@ -53,19 +53,16 @@ export function createRunService(deps: {
   }
 
   return {
-    /** Returns the run id and whether this request created it (false: an idempotent replay). */
-    async start(req: StartRunRequest): Promise<{ runId: string; created: boolean }> {
+    /**
+     * Returns the run id, whether this request created it (false: an idempotent replay), and, when it did, the
+     * run as created (a 202 needs no second read).
+     */
+    async start(req: StartRunRequest): Promise<{ runId: string; created: boolean; run?: Run & { version: number } }> {
       const hash = requestHash(req);
       if (req.idempotencyKey) {
         const first = await runs.findByIdempotencyKey(req.orgId, req.idempotencyKey);
         if (first) return replay(req.orgId, req.idempotencyKey, hash);
       }
-      const tooManyInFlight = () =>
-        new TooManyRequestsError(
-          `This organisation already has ${deps.limits.maxRunsInFlightPerOrg} runs queued or running; wait for one to finish.`,
-          10,
-        );
-      if ((await runs.countInFlight(req.orgId)) >= deps.limits.maxRunsInFlightPerOrg) throw tooManyInFlight();
       if (deps.engine === 'llm') {
         const spent = await deps.usage.spentTodayUsd(req.orgId);
         if (spent >= deps.limits.orgDailyBudgetUsd) {
@@ -80,28 +77,35 @@ export function createRunService(deps: {
         }
       }
       try {
-        const runId = await db.withTransaction(async (tx) => {
-          // Checked again under the organisation's lock: the check above is only the cheap early answer.
+        const run = await db.withTransaction(async (tx) => {
+          // Under the organisation's lock, so a burst of starts cannot all read the same in-flight count.
           await runs.lockRunStarts(tx, req.orgId);
-          if ((await runs.countInFlight(req.orgId, tx)) >= deps.limits.maxRunsInFlightPerOrg) throw tooManyInFlight();
-          let roleId = req.roleId;
-          if (req.role) roleId = (await roles.create(req.orgId, req.role, tx)).id;
-          else if (!roleId || !(await roles.get(req.orgId, roleId, tx))) throw new NotFoundError('Role');
-          const id = await runs.insert(tx, {
+          const created = await runs.create(tx, {
             orgId: req.orgId,
-            roleId: roleId!,
+            ...(req.role ? { role: req.role } : { roleId: req.roleId! }),
             engine: deps.engine,
             params: req.params,
             idempotencyKey: req.idempotencyKey ?? null,
             requestHash: hash,
+            maxInFlight: deps.limits.maxRunsInFlightPerOrg,
           });
-          // A concurrent request with the same key won: roll back our inline role, answer with its run.
-          if (!id) throw new IdempotentReplay();
-          await appendEvent(tx, id, 'run.queued', { engine: deps.engine });
-          return id;
+          switch (created.outcome) {
+            case 'created':
+              return created.run;
+            case 'over_limit':
+              throw new TooManyRequestsError(
+                `This organisation already has ${deps.limits.maxRunsInFlightPerOrg} runs queued or running; wait for one to finish.`,
+                10,
+              );
+            case 'role_missing':
+              throw new NotFoundError('Role');
+            case 'key_taken':
+              // A concurrent request with the same key won: roll back our inline role, answer with its run.
+              throw new IdempotentReplay();
+          }
         });
         deps.notifyQueued?.();
-        return { runId, created: true };
+        return { runId: run.id, created: true, run };
       } catch (err) {
         if (err instanceof IdempotentReplay) return replay(req.orgId, req.idempotencyKey!, hash);
         throw err;

@@ -3,6 +3,8 @@ import type { Database, Queryable } from '../db/database.js';
 import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
 import type { Engine } from '../matching/domain.js';
+import type { RoleInput } from '../roles/role-schemas.js';
+import { ROLE_INSERT_COLUMNS, roleInsertValues } from '../roles/role-store.js';
 import type { Progress, Run, RunParams, RunStatus, ShortlistEntry, Stop } from './run-schemas.js';
 
 export interface RunRow {
@@ -66,27 +68,58 @@ const SHORTLIST_SUBQUERY = `(SELECT coalesce(json_agg(json_build_object(
     ORDER BY s.total_score DESC, s.retrieval_score DESC, s.candidate_id), '[]'::json)
   FROM shortlist_entries s WHERE s.run_id = r.id AND s.status = 'scored') AS shortlist`;
 
+export type CreateOutcome =
+  | { outcome: 'created'; run: Run & { version: number } }
+  | { outcome: 'over_limit' | 'role_missing' | 'key_taken' };
+
 export interface NewRun {
   orgId: string;
-  roleId: string;
+  /** A stored role, or an inline one created with the run. */
+  roleId?: string;
+  role?: RoleInput;
   engine: Engine;
   params: RunParams;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** The organisation's cap on runs queued or running. */
+  maxInFlight: number;
 }
 
 export function createRunStore(db: Database) {
   return {
-    /** Inserts the run unless the idempotency key is taken; null means "taken" (read the first run). */
-    async insert(tx: Queryable, run: NewRun): Promise<string | null> {
-      const r = await tx.query<{ id: string }>(
-        `INSERT INTO matching_runs (org_id, role_id, engine, params, progress, idempotency_key, request_hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (org_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-         RETURNING id`,
-        [run.orgId, run.roleId, run.engine, JSON.stringify(run.params), JSON.stringify(initialProgress(run.params)), run.idempotencyKey, run.requestHash],
+    /**
+     * Creates a run, with its inline role if it has one, and its run.queued event, in one statement, unless the
+     * organisation already has maxInFlight runs queued or running. Call it under lockRunStarts, so concurrent
+     * starts of one organisation count in turn. The outcome names what stopped it; on 'key_taken' (another request
+     * with the same Idempotency-Key won) the caller rolls back, which takes the inline role back too.
+     */
+    async create(tx: Queryable, run: NewRun): Promise<CreateOutcome> {
+      const values: unknown[] = [run.orgId, run.maxInFlight];
+      const param = (v: unknown) => `$${values.push(v)}`;
+      const roleSource = run.role
+        ? `INSERT INTO roles (org_id, ${ROLE_INSERT_COLUMNS})
+             SELECT $1, ${roleInsertValues(run.role).map(param).join(', ')} FROM inflight WHERE inflight.n < $2 RETURNING id`
+        : `SELECT id FROM roles WHERE org_id = $1 AND id = ${param(run.roleId ?? null)}::uuid`;
+      const r = await tx.query<RunRow & { in_flight: number; roles: number }>(
+        `WITH inflight AS (SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')),
+         role AS (${roleSource}),
+         created AS (
+           INSERT INTO matching_runs AS r (org_id, role_id, engine, params, progress, idempotency_key, request_hash, event_seq, version)
+           SELECT $1, role.id, ${param(run.engine)}, ${param(JSON.stringify(run.params))}, ${param(JSON.stringify(initialProgress(run.params)))},
+                  ${param(run.idempotencyKey)}, ${param(run.requestHash)}, 1, 2
+           FROM role, inflight WHERE inflight.n < $2
+           ON CONFLICT (org_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING ${RUN_COLUMNS}),
+         queued AS (INSERT INTO run_events (run_id, seq, type, data) SELECT id, 1, 'run.queued', ${param(JSON.stringify({ engine: run.engine }))} FROM created)
+         SELECT inflight.n AS in_flight, (SELECT count(*)::int FROM role) AS roles, created.*
+         FROM inflight LEFT JOIN created ON true`,
+        values,
       );
-      return r.rows[0]?.id ?? null;
+      const row = r.rows[0]!;
+      if (row.in_flight >= run.maxInFlight) return { outcome: 'over_limit' };
+      if (row.roles === 0) return { outcome: 'role_missing' };
+      if (!row.id) return { outcome: 'key_taken' };
+      return { outcome: 'created', run: { ...rowToRun(row), version: row.version } };
     },
 
     async findByIdempotencyKey(orgId: string, key: string): Promise<{ id: string; requestHash: string | null } | null> {
@@ -163,11 +196,6 @@ export function createRunStore(db: Database) {
         }
         return status;
       });
-    },
-
-    async countInFlight(orgId: string, tx: Queryable = db): Promise<number> {
-      const r = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')", [orgId]);
-      return r.rows[0]?.n ?? 0;
     },
 
     /**

@@ -94,7 +94,9 @@ function startWorker(): ChildProcess {
 async function newRun(): Promise<string> {
   const params = RunParamsSchema.parse({ maxIterations: 1, scoreLimit: 12, targetStrong: 50 });
   const runs = createRunStore(db);
-  return (await db.withTransaction((tx) => runs.insert(tx, { orgId, roleId, engine: 'llm', params, idempotencyKey: null, requestHash: null })))!;
+  const created = await db.withTransaction((tx) => runs.create(tx, { orgId, roleId, engine: 'llm', params, idempotencyKey: null, requestHash: null, maxInFlight: 100 }));
+  if (created.outcome !== 'created') throw new Error(`the run was not created: ${created.outcome}`);
+  return created.run.id;
 }
 
 async function shortlistOf(runId: string) {

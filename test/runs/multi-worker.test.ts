@@ -31,7 +31,8 @@ before(async () => {
   const role = await roles.create(orgId, GO_ROLE);
   const params = RunParamsSchema.parse({ maxIterations: 2, scoreLimit: 3, targetStrong: 50 });
   for (let i = 0; i < 20; i++) {
-    await db.withTransaction((tx) => runs.insert(tx, { orgId, roleId: role.id, engine: 'heuristic', params, idempotencyKey: null, requestHash: null }));
+    const created = await db.withTransaction((tx) => runs.create(tx, { orgId, roleId: role.id, engine: 'heuristic', params, idempotencyKey: null, requestHash: null, maxInFlight: 100 }));
+    assert.equal(created.outcome, 'created');
   }
 });
 

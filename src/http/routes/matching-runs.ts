@@ -13,6 +13,7 @@ import {
   RunSchema,
   RunSummarySchema,
   TraceSchema,
+  type Run,
   type RunStatus,
 } from '../../runs/run-schemas.js';
 import type { RunService } from '../../runs/run-service.js';
@@ -58,8 +59,9 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   const tags = ['matching runs'];
   const accepted = { 202: RunSchema, ...standardErrors, 409: ProblemSchema, 422: ProblemSchema };
 
-  async function answerStarted(reply: FastifyReply, orgId: string, runId: string) {
-    const run = await deps.runs.get(orgId, runId);
+  /** A new run as created; a replayed one (same Idempotency-Key) as it is now. */
+  async function answerStarted(reply: FastifyReply, orgId: string, started: { runId: string; run?: Run & { version: number } }) {
+    const run = started.run ?? (await deps.runs.get(orgId, started.runId));
     cacheHeaders(reply, run.id, run.version, run.status);
     const { version: _version, ...body } = run;
     return reply.code(202).header('location', `/v1/matching-runs/${run.id}`).send(body);
@@ -77,14 +79,14 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     handler: async (request, reply) => {
       const orgId = callerOf(request).orgId;
       const { role, roleId, ...params } = request.body;
-      const { runId } = await deps.runs.start({
+      const started = await deps.runs.start({
         orgId,
         ...(role ? { role } : {}),
         ...(roleId ? { roleId } : {}),
         params,
         ...(request.headers['idempotency-key'] ? { idempotencyKey: request.headers['idempotency-key'] } : {}),
       });
-      return answerStarted(reply, orgId, runId);
+      return answerStarted(reply, orgId, started);
     },
   });
 
@@ -100,14 +102,14 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     },
     handler: async (request, reply) => {
       const orgId = callerOf(request).orgId;
-      const { runId } = await deps.runs.start({
+      const started = await deps.runs.start({
         orgId,
         roleId: request.params.id,
         // Validated (with defaults) by the route schema; an absent body means all defaults.
         params: request.body ?? CreateRunForRoleBodySchema.parse({}),
         ...(request.headers['idempotency-key'] ? { idempotencyKey: request.headers['idempotency-key'] } : {}),
       });
-      return answerStarted(reply, orgId, runId);
+      return answerStarted(reply, orgId, started);
     },
   });
 
