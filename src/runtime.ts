@@ -53,7 +53,6 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
               metrics: services.metrics,
               journal: services.journal,
               candidateStore: services.candidateStore,
-              roleStore: services.roleStore,
               search: createSearch({ db, embedder }),
               ...createAgentsFactory(config, services),
               onRunQueued: services.onRunQueued,

@@ -27,6 +27,8 @@ export interface UsageLedger {
 export interface BudgetedRun {
   id: string;
   orgId: string;
+  /** A run no worker claimed before has no ledger rows: its totals are zero without reading them. */
+  neverClaimed?: boolean;
   params: { maxIterations: number; scoreLimit: number; budget: { maxTokens: number; maxCostUsd: number } };
 }
 
@@ -109,7 +111,7 @@ export function createLlmEngine(deps: LlmEngineDeps) {
      * worker continues with what is left of its budget, not a fresh one.
      */
     async callContextFor(run: BudgetedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext> {
-      const totals = await deps.usage.runTotals(run.id);
+      const totals = run.neverClaimed ? { tokens: 0, costUsd: 0, calls: 0 } : await deps.usage.runTotals(run.id);
       const budget = createBudget({
         maxTokens: run.params.budget.maxTokens,
         maxCostUsd: run.params.budget.maxCostUsd,

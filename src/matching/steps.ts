@@ -15,6 +15,11 @@ export interface StepDeps {
   identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>>;
   /** Persists scored candidates (ctx includes them); cancelRequested tells the run to stop. */
   saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }>;
+  /**
+   * Hands over writes a step has started and not waited for: the next checkpoint is written after them, and
+   * their failure (or a cancel they report, as CancelRequested) ends the run there. The next step does not wait.
+   */
+  defer(writes: Promise<void>): void;
   trace(kind: string, data: unknown, candidateId?: string | null): Promise<void>;
   /** Raised by the caller when the run is cancelled or its lease is lost. */
   signal: AbortSignal;
@@ -84,63 +89,78 @@ const score: Step = async (ctx, deps) => {
   const todo = ctx.round.rerankedIds.filter((id) => !done.has(id));
   if (!todo.length) return ctx;
   const retrieval = new Map([...ctx.round.retrieved, ...ctx.backlog].map((h) => [h.id, h.fusedScore]));
-  // Texts are read up front: while the scorers wait on a model no connection is held.
-  const [identities, viewList] = await Promise.all([deps.identities(ctx.orgId, todo), deps.views(ctx.orgId, todo)]);
-  const views = new Map(viewList.map((v) => [v.id, v]));
+  // Texts are read up front: while the scorers wait on a model no connection is held. Names and external ids are
+  // needed only for the entries, so the scorers' requests do not wait for them.
+  const identitiesRead = deps.identities(ctx.orgId, todo);
+  identitiesRead.catch(() => {});
+  const views = new Map((await deps.views(ctx.orgId, todo)).map((v) => [v.id, v]));
+  // The context as the scorers answered, and as written: entries are written in the order they arrived.
   let current = ctx;
+  let written = ctx;
   // One write at a time, each taking every entry that arrived while the previous one was written (scorers
   // answer together): a round's entries cost a few statements, not one each.
-  let waiting: Array<{ entry: EntryWrite; apply: (c: RunContext) => RunContext; settle: (err?: unknown) => void }> = [];
+  let waiting: Array<{ entry: EntryWrite; apply: (c: RunContext) => RunContext }> = [];
   let writing: Promise<void> | null = null;
+  // The first write that failed, or that reported a cancel: later entries are still written (they are paid for).
+  let failed: unknown = null;
   const drain = async () => {
     while (waiting.length) {
       const batch = waiting;
       waiting = [];
       try {
-        for (const w of batch) current = w.apply(current);
-        const { cancelRequested } = await deps.saveEntries(current, batch.map((w) => w.entry));
-        const err = cancelRequested ? new CancelRequested() : undefined;
-        for (const w of batch) w.settle(err);
+        for (const w of batch) written = w.apply(written);
+        const { cancelRequested } = await deps.saveEntries(written, batch.map((w) => w.entry));
+        if (cancelRequested) failed ??= new CancelRequested();
       } catch (err) {
-        for (const w of batch) w.settle(err);
+        failed ??= err;
       }
     }
     writing = null;
   };
-  const write = (entry: EntryWrite, apply: (c: RunContext) => RunContext) =>
-    new Promise<void>((resolve, reject) => {
-      waiting.push({ entry, apply, settle: (err) => (err === undefined ? resolve() : reject(err)) });
-      writing ??= drain();
-    });
+  const write = (entry: EntryWrite, apply: (c: RunContext) => RunContext) => {
+    current = apply(current);
+    waiting.push({ entry, apply });
+    writing ??= drain();
+  };
+  /** Resolves once every entry is written, rejects with why one was not. */
+  const allWritten = async () => {
+    while (writing) await writing;
+    if (failed) throw failed;
+  };
   const perRun = pLimit(ctx.params.scoreLimit);
   const results = await Promise.allSettled(
     todo.map((id) =>
       perRun(async () => {
         const view = views.get(id);
         if (!view) return;
-        const identity = identities.get(id);
-        const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrieval.get(id) ?? 0, iteration: ctx.iteration };
         // The process-wide slot covers the model work only: the entry's write waits on the database, and a
         // slot held through it is a model request not sent (twenty runs' writes queue on one database).
         const outcome = await deps.globalScoreLimit(async () => {
           deps.signal.throwIfAborted();
           return deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
         });
+        const identity = (await identitiesRead).get(id);
+        const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrieval.get(id) ?? 0, iteration: ctx.iteration };
         if (outcome.status === 'scored') {
           const { subscores, totalScore, rationale, evidence } = outcome.score;
-          await write({ ...base, status: 'scored', subscores, totalScore, rationale, evidence }, (c) => ({
+          write({ ...base, status: 'scored', subscores, totalScore, rationale, evidence }, (c) => ({
             ...c,
             scored: [...c.scored, { candidateId: id, totalScore, iteration: ctx.iteration }],
           }));
         } else {
-          await write({ ...base, status: 'unscored', reason: outcome.reason }, (c) => ({ ...c, unscoredIds: [...c.unscoredIds, id] }));
+          write({ ...base, status: 'unscored', reason: outcome.reason }, (c) => ({ ...c, unscoredIds: [...c.unscoredIds, id] }));
         }
       }),
     ),
   );
-  await writing;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) throw failure.reason;
+  if (failure) {
+    // What was scored is written before the run ends with the failure.
+    await allWritten().catch(() => {});
+    throw failure.reason;
+  }
+  // The last entries are still being written while the next step starts; the next checkpoint waits for them.
+  deps.defer(allWritten());
   return current;
 };
 

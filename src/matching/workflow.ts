@@ -1,7 +1,7 @@
 // The reduce-style workflow: steps reduce the context in order, round after round, and every exit is named.
 import type { Stop } from '../runs/run-schemas.js';
 import { STEPS, strongCount, type RunContext, type StepName } from './context.js';
-import { STEP_FUNCTIONS, type StepDeps } from './steps.js';
+import { CancelRequested, STEP_FUNCTIONS, type StepDeps } from './steps.js';
 
 // The event each finished step leaves on the run's timeline.
 const STEP_EVENTS: Record<StepName, string> = {
@@ -17,7 +17,7 @@ export interface RunEventInput {
   data: Record<string, unknown>;
 }
 
-export interface WorkflowDeps extends StepDeps {
+export interface WorkflowDeps extends Omit<StepDeps, 'defer'> {
   /** Saves the context with the events that lead to it, in order, in one write. */
   checkpoint(ctx: RunContext, events: RunEventInput[]): Promise<{ cancelRequested: boolean }>;
   /** A checkpoint's answer says the run was cancelled: stop the step that is already running (abort its model calls). */
@@ -76,7 +76,12 @@ function exitAfter(step: StepName, ctx: RunContext): Stop | null {
   return null;
 }
 
-export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promise<RunContext> {
+export interface WorkflowOptions {
+  /** Events that open the timeline of this attempt (run.started, run.resumed), written with the first checkpoint. */
+  opening?: RunEventInput[];
+}
+
+export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: WorkflowOptions = {}): Promise<RunContext> {
   let latest = start;
   /**
    * The checkpoint after a step is written while the next step starts: a step that begins with a model call does
@@ -85,8 +90,12 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
    * A crash before a checkpoint lands resumes from the one before it, repeating at most the step in between.
    */
   let pending: Promise<{ cancelRequested: boolean }> | null = null;
+  // Writes a step handed over unfinished (its last entries): the next checkpoint is written after them.
+  let deferred: Array<Promise<void>> = [];
   const write = (ctx: RunContext, events: RunEventInput[]) => {
-    const p = deps.checkpoint(ctx, events);
+    const before = deferred;
+    deferred = [];
+    const p = before.length ? Promise.all(before).then(() => deps.checkpoint(ctx, events)) : deps.checkpoint(ctx, events);
     // Handled here and read later: a checkpoint that fails before it is awaited must not be an unhandled rejection.
     p.then(({ cancelRequested }) => cancelRequested && deps.onCancelRequested(), () => {});
     pending = p;
@@ -96,28 +105,54 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
     pending = null;
     return p ? p : { cancelRequested: false };
   };
-  /** Waits for the last write whatever its outcome: the caller is already handling a failure. */
-  const settled = () => landed().catch(() => {});
-  const tracked: WorkflowDeps = {
-    ...deps,
-    saveEntries: async (ctx, entries) => {
-      // Entries are merged into the checkpoint of their step on resume: that checkpoint must be there first.
-      const before = await landed();
-      const r = await deps.saveEntries(ctx, entries);
-      latest = ctx;
-      return { cancelRequested: before.cancelRequested || r.cancelRequested };
-    },
+  /** Waits for the last writes whatever their outcome: the caller is already handling a failure. */
+  const settled = async () => {
+    await Promise.allSettled(deferred);
+    await landed().catch(() => {});
+  };
+  /**
+   * What one step sees. Its entries follow the checkpoint written before it (base), and only that one: a later
+   * checkpoint waits for entries the step left unfinished. Entries written after the step returned are already in
+   * the context it returned.
+   */
+  const stepDeps = (base: Promise<{ cancelRequested: boolean }> | null) => {
+    let running = true;
+    const forStep: StepDeps = {
+      ...deps,
+      saveEntries: async (ctx, entries) => {
+        const before = base ? await base : { cancelRequested: false };
+        const r = await deps.saveEntries(ctx, entries);
+        if (running) latest = ctx;
+        const cancelRequested = before.cancelRequested || r.cancelRequested;
+        if (cancelRequested) deps.onCancelRequested();
+        return { cancelRequested };
+      },
+      defer: (writes) => {
+        // Read at the next checkpoint; a cancel it reports stops the step already running, as a checkpoint's would.
+        writes.catch((err: unknown) => err instanceof CancelRequested && deps.onCancelRequested());
+        deferred.push(writes);
+      },
+    };
+    return { deps: forStep, returned: () => (running = false) };
   };
   try {
     let ctx = start;
     // A round that follows another is announced with the reflection that ended the previous one: the context is
     // tens of KB, and writing it twice in a row bought nothing. A resumed run announces the round it resumes in.
     let announced = false;
+    let opening = opts.opening ?? [];
     while (!ctx.stop) {
       const step = ctx.step;
+      if (step === 'expand' && !announced) write(ctx, [...opening, iterationStarted(ctx.iteration)]);
+      else if (opening.length) write(ctx, opening);
+      opening = [];
       deps.signal.throwIfAborted();
-      if (step === 'expand' && !announced) write(ctx, [iterationStarted(ctx.iteration)]);
-      ctx = await STEP_FUNCTIONS[step](ctx, tracked);
+      const current = stepDeps(pending);
+      try {
+        ctx = await STEP_FUNCTIONS[step](ctx, current.deps);
+      } finally {
+        current.returned();
+      }
       const stop = ctx.stop ?? exitAfter(step, ctx);
       const index = STEPS.indexOf(step);
       const roundOver = index === STEPS.length - 1;
@@ -136,6 +171,7 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps): Promis
       write(next, events);
       ctx = next;
     }
+    if (opening.length) write(ctx, opening);
     // A run that stopped ends with its own stop, even if a cancel arrived with its last checkpoint.
     await landed();
     return ctx;

@@ -4,7 +4,8 @@ import { insertTraceRows } from '../audit/journal.js';
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { progressOf } from '../matching/context.js';
-import type { Engine, Evidence, Subscores } from '../matching/domain.js';
+import type { Engine, Evidence, RoleSpec, Subscores } from '../matching/domain.js';
+import { roleSpecJson } from '../roles/role-store.js';
 import type { RunParams, RunStatus, Stop } from './run-schemas.js';
 import { appendEvent } from './run-store.js';
 
@@ -18,6 +19,10 @@ export interface ClaimedRun {
   attempts: number;
   startedAt: Date;
   firstClaim: boolean;
+  /** No worker claimed the run before this one: it has made no model call and written no checkpoint. */
+  neverClaimed: boolean;
+  /** The run's role, read with the claim when there is no checkpoint to start from (null if it is gone). */
+  role: RoleSpec | null;
 }
 
 export class LeaseLostError extends Error {
@@ -69,6 +74,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
      * process is still driving are excluded: a lease it lost but has not yet noticed is not a new run.
      */
     async claim(excludeIds: string[] = []): Promise<ClaimedRun | null> {
+      // One statement: the claim, whether the run was ever claimed (its started_at before this one), and the role
+      // a run without a checkpoint starts from.
       const r = await db.query<{
         id: string;
         org_id: string;
@@ -79,15 +86,20 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         attempts: number;
         started_at: Date;
         first_claim: boolean;
+        never_claimed: boolean;
+        role: RoleSpec | null;
       }>(
         `UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
            attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
-         WHERE r.id = (SELECT id FROM matching_runs
-                       WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3))
-                         AND NOT (id = ANY($4::uuid[]))
-                       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+         FROM (SELECT id, started_at IS NULL AS never_claimed FROM matching_runs
+               WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3))
+                 AND NOT (id = ANY($4::uuid[]))
+               ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) c
+         WHERE r.id = c.id
          RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
-                   (r.attempts = 1) AS first_claim`,
+                   (r.attempts = 1) AS first_claim, c.never_claimed,
+                   CASE WHEN r.checkpoint IS NULL THEN
+                     (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role`,
         [workerId, leaseMs, maxAttempts, excludeIds],
       );
       const row = r.rows[0];
@@ -102,6 +114,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         attempts: row.attempts,
         startedAt: row.started_at,
         firstClaim: row.first_claim,
+        neverClaimed: row.never_claimed,
+        role: row.role,
       };
     },
 

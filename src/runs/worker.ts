@@ -13,10 +13,9 @@ import type { Database } from '../db/database.js';
 import { initialContext, type RunContext } from '../matching/context.js';
 import type { Engine } from '../matching/domain.js';
 import { CancelRequested } from '../matching/steps.js';
-import { CancelledAtBoundary, runWorkflow, WorkflowInterrupted } from '../matching/workflow.js';
+import { CancelledAtBoundary, runWorkflow, WorkflowInterrupted, type RunEventInput } from '../matching/workflow.js';
 import type { Metrics } from '../metrics.js';
 import type { Search } from '../retrieval/search.js';
-import { roleSpecOf, type RoleStore } from '../roles/role-store.js';
 import type { Stop } from './run-schemas.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 
@@ -38,7 +37,6 @@ export interface WorkerDeps {
   /** Where ledger and audit-trail rows go; flushed before a run is finished. */
   journal: Pick<Journal, 'trace' | 'flush'>;
   candidateStore: CandidateStore;
-  roleStore: RoleStore;
   search: Search;
   agentsFor(engine: Engine): Agents;
   /** Per-run call context for agents (budget, deadline); built when a run is claimed. */
@@ -105,9 +103,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         unscoredIds: entries.filter((e) => e.status === 'unscored').map((e) => e.candidateId),
       };
     }
-    const role = await deps.roleStore.get(run.orgId, run.roleId);
-    if (!role) throw new Error(`role ${run.roleId} of run ${run.id} is gone`);
-    return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: roleSpecOf(role), params: run.params });
+    // The claim read the role with the run.
+    if (!run.role) throw new Error(`role ${run.roleId} of run ${run.id} is gone`);
+    return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: run.role, params: run.params });
   }
 
   async function finishWith(
@@ -141,12 +139,14 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // Every line of a run carries runId, orgId and the round in progress (agents and the model layer included).
     const iterationLog = () => runLog.child({ iteration: ctx.iteration });
     const traceTo = { runId: run.id, orgId: run.orgId };
+    // The start (or resumption) joins the timeline with the workflow's first write, which the first step does not wait for.
+    let opening: RunEventInput;
     if (run.firstClaim) {
       deps.metrics.runsStarted.inc({ engine: run.engine });
-      await queue.appendEvent(run.id, 'run.started', { engine: run.engine, attempt: run.attempts });
+      opening = { type: 'run.started', data: { engine: run.engine, attempt: run.attempts } };
       deps.journal.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
     } else {
-      await queue.appendEvent(run.id, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
+      opening = { type: 'run.resumed', data: { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step } };
       deps.journal.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
     }
     iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.firstClaim ? 'run started' : 'run resumed');
@@ -182,6 +182,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         },
         checkpoint: async (c, events) => {
           for (const event of events) {
+            if (event === opening) continue;
             if (event.type === 'iteration.started') {
               ctx = c;
               active.iteration = c.iteration;
@@ -202,7 +203,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
           return iterationLog();
         },
         globalScoreLimit: (fn) => globalScoreLimit(fn),
-      });
+      }, { opening: [opening] });
       await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog, run.startedAt);
     } catch (err) {
       const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);

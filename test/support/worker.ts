@@ -15,7 +15,6 @@ export function startTestWorker(rt: TestRuntime, opts: { wrap?: (agents: Agents)
       metrics: rt.services.metrics,
       journal: rt.services.journal,
       candidateStore: rt.services.candidateStore,
-      roleStore: rt.services.roleStore,
       search: createSearch({ db: rt.db, embedder: rt.services.embedder }),
       ...factory,
       agentsFor: (engine) => (wrap ? wrap(factory.agentsFor(engine)) : factory.agentsFor(engine)),
