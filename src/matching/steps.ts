@@ -90,10 +90,12 @@ const score: Step = async (ctx, deps) => {
   if (!todo.length) return ctx;
   const retrieval = new Map([...ctx.round.retrieved, ...ctx.backlog].map((h) => [h.id, h.fusedScore]));
   // Texts are read up front: while the scorers wait on a model no connection is held. Names and external ids are
-  // needed only for the entries, so the scorers' requests do not wait for them.
+  // needed only for the entries, so the scorers' requests do not wait for them (asked second: the database
+  // answers in turn).
+  const viewsRead = deps.views(ctx.orgId, todo);
   const identitiesRead = deps.identities(ctx.orgId, todo);
   identitiesRead.catch(() => {});
-  const views = new Map((await deps.views(ctx.orgId, todo)).map((v) => [v.id, v]));
+  const views = new Map((await viewsRead).map((v) => [v.id, v]));
   // The context as the scorers answered, and as written: entries are written in the order they arrived.
   let current = ctx;
   let written = ctx;
