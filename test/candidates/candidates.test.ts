@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { codePointPrefix } from '../../src/candidates/candidate-store.js';
 import { candidate } from '../support/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
 
@@ -152,4 +153,14 @@ test('timestamps are stored at millisecond precision, so a cursor equals its row
   );
   assert.equal(r.rows.length, 3);
   for (const row of r.rows) assert.equal(row.datetime_precision, 3, row.table_name);
+});
+
+test("views cut excerpts as PostgreSQL's left() would: by code point, astral characters whole", async () => {
+  const texts = ['', 'plain ascii resume', 'é'.repeat(12), '😀a😀b😀c😀', 'x'.repeat(5) + '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'e\u0301 combining marks count apart', '中文简历，五年经验'];
+  for (const text of texts) {
+    for (const n of [0, 1, 2, 3, 5, 8, 40]) {
+      const sql = (await rt.db.query<{ s: string }>('SELECT left($1::text, $2::int) AS s', [text, n])).rows[0]!.s;
+      assert.equal(codePointPrefix(text, n), sql, `${JSON.stringify(text)} cut at ${n}`);
+    }
+  }
 });
