@@ -291,17 +291,26 @@ const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
  * Polls GET /v1/matching-runs/:id with If-None-Match, as a client following the ETag does (a 304 costs one indexed
  * read of the run's version), until every run has finished; returns the finished runs.
  */
+/**
+ * Polls each run as the API asks a client to (docs/api.md): with If-None-Match, and again after its Retry-After
+ * (pollMs when an answer carries none). Returns each run as it finished.
+ */
 export async function waitForRunsHttp(svc: ServiceProcess, ids: string[], opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<Map<string, Run>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
+  const pollMs = opts.pollMs ?? 100;
   const done = new Map<string, Run>();
   const etags = new Map<string, string>();
+  const nextAt = new Map(ids.map((id) => [id, 0]));
   for (;;) {
+    const now = Date.now();
     await Promise.all(
       ids
-        .filter((id) => !done.has(id))
+        .filter((id) => !done.has(id) && nextAt.get(id)! <= now)
         .map(async (id) => {
           const etag = etags.get(id);
           const res = await call(svc, 'GET', `/v1/matching-runs/${id}`, undefined, etag ? { 'if-none-match': etag } : {});
+          const retryAfter = Number(res.headers.get('retry-after'));
+          nextAt.set(id, Date.now() + (retryAfter > 0 ? retryAfter * 1000 : pollMs));
           if (res.status === 304) return;
           if (res.status !== 200) throw new Error(`GET /v1/matching-runs/${id} answered ${res.status}: ${await res.text()}`);
           const run = (await res.json()) as Run;
@@ -312,7 +321,8 @@ export async function waitForRunsHttp(svc: ServiceProcess, ids: string[], opts: 
     );
     if (done.size === ids.length) return done;
     if (Date.now() > deadline) throw new Error(`${ids.length - done.size} run(s) still unfinished after the timeout`);
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 100));
+    const soonest = Math.min(...ids.filter((id) => !done.has(id)).map((id) => nextAt.get(id)!));
+    await new Promise((r) => setTimeout(r, Math.max(10, soonest - Date.now())));
   }
 }
 
