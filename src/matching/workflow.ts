@@ -147,11 +147,11 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
       else if (opening.length) write(ctx, opening);
       opening = [];
       deps.signal.throwIfAborted();
-      const current = stepDeps(pending);
+      const seen = stepDeps(pending);
       try {
-        ctx = await STEP_FUNCTIONS[step](ctx, current.deps);
+        ctx = await STEP_FUNCTIONS[step](ctx, seen.deps);
       } finally {
-        current.returned();
+        seen.returned();
       }
       const stop = ctx.stop ?? exitAfter(step, ctx);
       const index = STEPS.indexOf(step);

@@ -65,6 +65,17 @@ test('max_iterations: fresh queries each round, and no candidate is scored twice
   assert.equal(new Set(scored).size, scored.length);
   assert.equal(scorerRequests(from).length, scored.length, 'one scorer call per candidate, across rounds');
   assert.equal(new Set(r.shortlist.map((e: { iteration: number }) => e.iteration)).size, 2);
+
+  // The timeline in order: the run opens with its first checkpoint, and a round's scoring step is recorded only
+  // after every entry of that round (the reflector may start first; the checkpoint waits for the entries).
+  const events = (await rt.app!.inject({ url: `/v1/matching-runs/${r.id}/events?limit=100`, headers: rt.auth() })).json().items as Array<{ seq: number; type: string; data: { iteration?: number } }>;
+  assert.deepEqual(events.slice(0, 3).map((e) => e.type), ['run.queued', 'run.started', 'iteration.started']);
+  assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'no gap in the sequence');
+  for (const iteration of [1, 2]) {
+    const entries = events.filter((e) => e.type === 'candidate.scored' && e.data.iteration === iteration);
+    const step = events.find((e) => e.type === 'candidates.scored' && e.data.iteration === iteration)!;
+    assert.ok(entries.length > 0 && entries.every((e) => e.seq < step.seq), `round ${iteration}: entries before the step's checkpoint`);
+  }
 });
 
 test('exhausted: once retrieval finds nothing new and the backlog is empty, the run says so', async () => {
