@@ -51,7 +51,6 @@ export async function createServices(config: Config, deps: ServiceDeps) {
     runs: createRunService({
       db,
       runs: runStore,
-      roles: roleStore,
       usage,
       engine: config.engine,
       limits: { maxRunsInFlightPerOrg: config.MAX_RUNS_IN_FLIGHT_PER_ORG, orgDailyBudgetUsd: config.ORG_DAILY_BUDGET_USD },

@@ -2,7 +2,7 @@
 import type { Queryable } from '../db/database.js';
 import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
-import type { RoleSpec, Seniority } from '../matching/domain.js';
+import type { Seniority } from '../matching/domain.js';
 import { normalizeSkills } from '../text/skills.js';
 import type { Role, RoleInput } from './role-schemas.js';
 
@@ -43,11 +43,6 @@ export function roleSpecJson(alias: string): string {
     'mustHaveSkills', ${alias}.must_have_skills, 'niceToHaveSkills', ${alias}.nice_to_have_skills,
     'location', ${alias}.location, 'remote', ${alias}.remote, 'seniority', ${alias}.seniority,
     'minYearsExperience', ${alias}.min_years_experience)`;
-}
-
-export function roleSpecOf(role: Role): RoleSpec {
-  const { id: _id, createdAt: _createdAt, ...spec } = role;
-  return spec;
 }
 
 /** The columns a new role is inserted with, after org_id, in the order of roleInsertValues(). */

@@ -4,7 +4,6 @@ import type { Database } from '../db/database.js';
 import { AppError, ConflictError, NotFoundError, TooManyRequestsError, UnprocessableError } from '../errors.js';
 import type { Engine } from '../matching/domain.js';
 import type { RoleInput } from '../roles/role-schemas.js';
-import type { RoleStore } from '../roles/role-store.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { FINISHED_STATUSES, type Run, type RunParams, type RunStatus } from './run-schemas.js';
 import type { RunStore } from './run-store.js';
@@ -32,14 +31,13 @@ function requestHash(req: StartRunRequest): string {
 export function createRunService(deps: {
   db: Database;
   runs: RunStore;
-  roles: RoleStore;
   usage: UsageStore;
   engine: Engine;
   limits: RunServiceLimits;
   /** Wakes local workers so a new run starts without waiting for the next poll. */
   notifyQueued?: () => void;
 }) {
-  const { db, runs, roles } = deps;
+  const { db, runs } = deps;
 
   async function replay(orgId: string, key: string, hash: string): Promise<{ runId: string; created: false }> {
     const first = await runs.findByIdempotencyKey(orgId, key);

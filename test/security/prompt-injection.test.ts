@@ -166,7 +166,6 @@ test('the heuristic engine cannot be talked into a score: injected text changes 
   const heuristicRuns = createRunService({
     db: rt.db,
     runs: rt.services.runStore,
-    roles: rt.services.roleStore,
     usage: rt.services.usage,
     engine: 'heuristic',
     limits: { maxRunsInFlightPerOrg: 10, orgDailyBudgetUsd: 1 },
