@@ -288,12 +288,9 @@ export async function startRunHttp(svc: ServiceProcess, body: Record<string, unk
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
 /**
- * Polls GET /v1/matching-runs/:id with If-None-Match, as a client following the ETag does (a 304 costs one indexed
- * read of the run's version), until every run has finished; returns the finished runs.
- */
-/**
- * Polls each run as the API asks a client to (docs/api.md): with If-None-Match, and again after its Retry-After
- * (pollMs when an answer carries none). Returns each run as it finished.
+ * Polls GET /v1/matching-runs/:id as the API asks a client to (docs/api.md): with If-None-Match (a 304 costs one
+ * indexed read of the run's version), and again after the answer's Retry-After (pollMs when it carries none), until
+ * every run has finished; returns the finished runs.
  */
 export async function waitForRunsHttp(svc: ServiceProcess, ids: string[], opts: { timeoutMs?: number; pollMs?: number } = {}): Promise<Map<string, Run>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
