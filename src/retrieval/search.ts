@@ -1,4 +1,5 @@
-// Hybrid retrieval: pgvector HNSW cosine search per query plus full-text search, fused by reciprocal rank.
+// Hybrid retrieval: pgvector cosine search (exact over small pools, the HNSW index per query over large ones) plus
+// full-text search, fused by reciprocal rank.
 import type { Database } from '../db/database.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
 import type { Embedder } from '../embeddings/embedder.js';
