@@ -28,7 +28,8 @@ export async function benchPipeline(opts: { candidates: number; latencyMs: numbe
     const probes = probe(rt.db);
     const mark = await probes.mark();
     const id = await startRun(rt, { ...LLM_RUN, role: syntheticRole(0) });
-    const run = (await waitForRuns(rt, [id], { pollMs: 250 })).get(id)!;
+    // Polled as the API's Retry-After tells a client to (1 s while a run is running): the poll is a statement too.
+    const run = (await waitForRuns(rt, [id], { pollMs: 1000 })).get(id)!;
     const load = await probes.since(mark);
     const { intervals, unknown } = await fake.collect();
     if (unknown.length) throw new Error(`requests no script answers: ${[...new Set(unknown)].join(', ')}`);

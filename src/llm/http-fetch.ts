@@ -26,7 +26,8 @@ export function createHttpFetch(opts: { maxSockets?: number } = {}) {
       throw new TypeError('httpFetch sends string or byte bodies only');
     }
     const headers: Record<string, string> = {};
-    new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+    // The SDK hands over a Headers already: read as is, not copied into another one first.
+    (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach((value, key) => (headers[key] = value));
     init.signal?.throwIfAborted();
 
     return new Promise<Response>((resolve, reject) => {

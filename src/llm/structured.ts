@@ -45,9 +45,14 @@ export function isStrictCompatible(json: JsonSchema): boolean {
   return ok(json);
 }
 
+// Whether a converted schema can be strict, decided once per schema: the scorer asks fifteen times a round.
+const strictCompatible = new WeakMap<JsonSchema, boolean>();
+
 export function responseFormatFor(schema: z.ZodType, name: string, model: ChatModelSpec): ResponseFormat {
   const json = toJsonSchema(schema);
-  return { type: 'json_schema', json_schema: { name, schema: json, strict: model.supportsStrictJsonSchema && isStrictCompatible(json) } };
+  let strict = strictCompatible.get(json);
+  if (strict === undefined) strictCompatible.set(json, (strict = isStrictCompatible(json)));
+  return { type: 'json_schema', json_schema: { name, schema: json, strict: model.supportsStrictJsonSchema && strict } };
 }
 
 /** JSON with object keys sorted at every depth: equal values give equal text (and equal hashes). */

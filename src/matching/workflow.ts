@@ -81,6 +81,8 @@ export interface WorkflowOptions {
   opening?: RunEventInput[];
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: WorkflowOptions = {}): Promise<RunContext> {
   let latest = start;
   /**
@@ -95,7 +97,10 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
   const write = (ctx: RunContext, events: RunEventInput[]) => {
     const before = deferred;
     deferred = [];
-    const p = before.length ? Promise.all(before).then(() => deps.checkpoint(ctx, events)) : deps.checkpoint(ctx, events);
+    // Sent one turn of the event loop later, behind the statements the next step starts with (its retrieval, its
+    // candidates' texts): they are on the way to the next model call, the checkpoint is not. On the embedded
+    // database statements run one at a time, in the order they are sent.
+    const p = nextTurn().then(() => (before.length ? Promise.all(before).then(() => deps.checkpoint(ctx, events)) : deps.checkpoint(ctx, events)));
     // Handled here and read later: a checkpoint that fails before it is awaited must not be an unhandled rejection.
     p.then(({ cancelRequested }) => cancelRequested && deps.onCancelRequested(), () => {});
     pending = p;
