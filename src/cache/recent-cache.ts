@@ -99,3 +99,47 @@ export function memoizeFor<V>(ttlMs: number, load: (key: string) => Promise<V>):
     return value;
   };
 }
+
+/**
+ * load(key), remembered per key; once older than ttlMs it is reloaded in the background while callers keep the
+ * value they had (stale-while-revalidate). Only a key's first load, or one whose value is older than maxAgeMs
+ * (reloads kept failing), is waited for. A failed first load is forgotten at once; a failed reload keeps the old
+ * value, and the next call after ttlMs tries again. Concurrent callers share one load.
+ */
+export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key: string) => Promise<V>): (key: string) => Promise<V> {
+  interface Entry {
+    at: number;
+    value: Promise<V>;
+    /** The value has arrived: it can be served while a newer one loads. */
+    ready: boolean;
+    reloading: boolean;
+  }
+  const entries = new Map<string, Entry>();
+  const loadInto = (key: string): Entry => {
+    const entry: Entry = { at: Date.now(), value: load(key), ready: false, reloading: false };
+    entry.value.then(
+      () => (entry.ready = true),
+      () => entries.get(key) === entry && entries.delete(key),
+    );
+    return entry;
+  };
+  return (key) => {
+    const cached = entries.get(key);
+    const age = cached ? Date.now() - cached.at : Infinity;
+    if (cached && (age < ttlMs || !cached.ready)) return cached.value;
+    if (cached && age < maxAgeMs) {
+      if (!cached.reloading) {
+        cached.reloading = true;
+        const next = loadInto(key);
+        next.value.then(
+          () => entries.get(key) === cached && entries.set(key, next),
+          () => (cached.reloading = false),
+        );
+      }
+      return cached.value;
+    }
+    const entry = loadInto(key);
+    entries.set(key, entry);
+    return entry.value;
+  };
+}

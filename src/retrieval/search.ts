@@ -112,6 +112,13 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
   type ListRow = { qi: number; kind: 'v' | 't'; id: string; value: number };
 
   return {
+    /**
+     * Loads what an organisation's searches need (its term statistics) if it is not loaded yet, without waiting:
+     * called when a run starts, so that the load runs while the run waits on its first model call.
+     */
+    warm(orgId: string): void {
+      rarity.poolSize(orgId).catch(() => {});
+    },
     async search(req: SearchRequest): Promise<SearchHit[]> {
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];

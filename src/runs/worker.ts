@@ -163,6 +163,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         deps.journal.trace(traceTo, 'model.exchange', () => exchangeRecord(x, iteration), x.candidateIds.length === 1 ? x.candidateIds[0]! : null);
       },
     };
+    // A retrieval follows the first model call: what it reads once per organisation is loaded meanwhile.
+    deps.search.warm(run.orgId);
     let stepStarted = Date.now();
     try {
       ctx = await runWorkflow(ctx, {

@@ -1,7 +1,7 @@
 // What a process remembers of the shared database: bounded, stale after a fixed time, failures not kept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoizeFor, RecentCache } from '../../src/cache/recent-cache.js';
+import { memoizeFor, memoizeRefreshing, RecentCache } from '../../src/cache/recent-cache.js';
 
 test('an entry is fresh for ttlMs, stale after, and the least recently set goes first when full', () => {
   let now = 0;
@@ -43,6 +43,50 @@ test('memoizeFor shares one load between callers, reloads after ttlMs, and forge
   await assert.rejects(get('x'), /down/);
   fail = false;
   assert.equal(await get('x'), 'x:4', 'the failed load was not kept');
+});
+
+test('memoizeRefreshing answers with the old value while it reloads, keeps it when a reload fails, and waits only for a first or too old value', async () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  let loads = 0;
+  let fail = false;
+  let gate: Promise<void> = Promise.resolve();
+  const get = memoizeRefreshing(40, 1000, async (key: string) => {
+    const n = ++loads;
+    await gate;
+    if (fail) throw new Error('down');
+    return `${key}:${n}`;
+  });
+  let open!: () => void;
+  gate = new Promise((r) => (open = r));
+  const first = Promise.all([get('x'), get('x')]);
+  open();
+  assert.deepEqual(await first, ['x:1', 'x:1'], 'one first load, shared and waited for');
+
+  await sleep(50);
+  gate = new Promise((r) => (open = r));
+  assert.equal(await get('x'), 'x:1', 'stale: answered at once although the reload has not finished');
+  assert.equal(await get('x'), 'x:1', 'one reload at a time');
+  assert.equal(loads, 2);
+  open();
+  await sleep(1);
+  assert.equal(await get('x'), 'x:2', 'the reloaded value, once it arrived');
+
+  await sleep(50);
+  fail = true;
+  assert.equal(await get('x'), 'x:2', 'a reload that fails');
+  await sleep(1);
+  assert.equal(await get('x'), 'x:2', 'keeps the old value');
+  assert.equal(loads, 4, 'and the next call after ttlMs tries again');
+  fail = false;
+  await sleep(1);
+
+  await sleep(1050);
+  assert.equal(await get('x'), 'x:5', 'older than maxAgeMs: waited for');
+
+  fail = true;
+  await assert.rejects(get('y'), /down/);
+  fail = false;
+  assert.equal(await get('y'), 'y:7', 'a failed first load is not kept');
 });
 
 test('with a size budget, the least recently set entries go until the rest fits; an entry larger than the budget is not kept', () => {
