@@ -2,7 +2,7 @@
 // and peak RSS. The service is measured as it ships: built (dist/), started as `node dist/main.js` in a child
 // process on a data directory on disk, and driven over HTTP; its memory and CPU are read from /proc.
 import { llmEnv, LLM_RUN } from './bench-pipeline.js';
-import { unionMs } from './fake-agents.js';
+import { inFlightProfile, unionMs } from './fake-agents.js';
 import { startFakeModel } from './fake-model.js';
 import {
   buildDist,
@@ -83,6 +83,17 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
       ['RSS after the runs (MB): anonymous / file-backed', `${mb(atEnd.rss).toFixed(1)}: ${mb(atEnd.anon).toFixed(1)} / ${mb(atEnd.file).toFixed(1)}`],
       ['peak RSS of the process lifetime, VmHWM (MB)', mb(atEnd.hwm)],
     ]));
+    // Where the span's slots go: filling up (runs starting, each first round's retrieval), the steady middle, the end.
+    const profile = inFlightProfile(intervals, 250);
+    const full = (x: number) => x >= 0.9 * opts.cap;
+    const rampEnd = profile.findIndex(full);
+    const tailStart = profile.length - [...profile].reverse().findIndex(full);
+    const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+    if (rampEnd >= 0) {
+      const parts: Array<[string, number[]]> = [['filling up', profile.slice(0, rampEnd)], ['steady', profile.slice(rampEnd, tailStart)], ['ending', profile.slice(tailStart)]];
+      console.log(`\nmean requests in flight per 250 ms from the first request: ${profile.map((x) => x.toFixed(0)).join(' ')}`);
+      console.log(parts.map(([name, xs]) => `${name} ${((xs.length * 250) / 1000).toFixed(2)} s at ${((meanOf(xs) / opts.cap) * 100).toFixed(1)} % of the cap`).join('; '));
+    }
     console.log('\nwhat the resident memory is made of (MB, from /proc/<pid>/smaps; the main V8 heap from /metrics):');
     console.log(table(['when', 'RSS = wasm + malloc + other anonymous + file-backed; main thread V8 heap'], composition));
     console.log('(the service runs in its own process: CPU is read per thread from /proc; the database busy time is not reachable from here)');

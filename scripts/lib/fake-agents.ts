@@ -88,6 +88,21 @@ export function unionMs(intervals: Array<{ start: number; end: number }>): numbe
   return total;
 }
 
+/** Mean requests in flight in consecutive windows of bucketMs from the first request on. */
+export function inFlightProfile(intervals: Array<{ start: number; end: number }>, bucketMs: number): number[] {
+  if (!intervals.length) return [];
+  const first = Math.min(...intervals.map((i) => i.start));
+  const last = Math.max(...intervals.map((i) => i.end));
+  const buckets = new Array<number>(Math.ceil((last - first) / bucketMs)).fill(0);
+  for (const { start, end } of intervals) {
+    for (let b = Math.floor((start - first) / bucketMs); b < buckets.length && first + b * bucketMs < end; b++) {
+      const from = first + b * bucketMs;
+      buckets[b]! += Math.min(end, from + bucketMs) - Math.max(start, from);
+    }
+  }
+  return buckets.map((busy) => busy / bucketMs);
+}
+
 export interface StepGap {
   from: string;
   to: string;
