@@ -36,6 +36,8 @@ const RETRIEVE_FACTOR = 4;
 const MIN_RETRIEVE = 50;
 const MAX_BACKLOG = 200;
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const expand: Step = async (ctx, deps) => {
   const out = await deps.agents.queryExpander.expand(
     { role: ctx.role, iteration: ctx.iteration, usedQueries: ctx.usedQueries, hints: ctx.hints },
@@ -130,11 +132,17 @@ const score: Step = async (ctx, deps) => {
     if (failed) throw failed;
   };
   const perRun = pLimit(ctx.params.scoreLimit);
+  // One request is built per turn of the event loop (the prompt, the SDK's request, the socket write: about a
+  // millisecond each): each leaves as soon as it is built instead of all after the last, and answers and statements
+  // of other runs are handled in between rather than after fifteen in a row.
+  let dispatched = Promise.resolve();
+  const nextDispatch = () => (dispatched = dispatched.then(nextTurn));
   const results = await Promise.allSettled(
     todo.map((id) =>
       perRun(async () => {
         const view = views.get(id);
         if (!view) return;
+        await nextDispatch();
         // The process-wide slot covers the model work only: the entry's write waits on the database, and a
         // slot held through it is a model request not sent (twenty runs' writes queue on one database).
         const outcome = await deps.globalScoreLimit(async () => {
