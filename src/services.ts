@@ -28,7 +28,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
   const roleStore = createRoleStore(db);
   const runStore = createRunStore(db);
   const usage = createUsageStore(db);
-  const journal = createJournal({ db, usage, logger });
+  const journal = createJournal({ db, logger });
   const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS });
   const lifecycle = { closing: false };
   const queueListeners = new Set<() => void>();

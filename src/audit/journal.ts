@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { createBatchWriter } from '../db/batch-writer.js';
 import type { Queryable } from '../db/database.js';
 import type { LedgerEntry } from '../llm/ledger.js';
-import type { UsageStore } from '../usage/usage-store.js';
+import { ledgerInsertSql } from '../usage/usage-store.js';
 
 export interface TraceRow {
   runId: string;
@@ -18,21 +18,44 @@ export interface TraceRow {
   at: Date;
 }
 
+/** The INSERT of audit-trail rows, in the order given (ids follow it), its parameters appended to values. */
+function traceInsertSql(rows: TraceRow[], values: unknown[]): string {
+  const param = (column: unknown[], type: string) => `$${values.push(column)}::${type}[]`;
+  return `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
+     SELECT * FROM unnest(${[
+       param(rows.map((r) => r.runId), 'uuid'),
+       param(rows.map((r) => r.orgId), 'uuid'),
+       param(rows.map((r) => r.kind), 'text'),
+       param(rows.map((r) => r.candidateId), 'uuid'),
+       param(rows.map((r) => JSON.stringify(typeof r.data === 'function' ? (r.data as () => unknown)() : r.data)), 'jsonb'),
+       param(rows.map((r) => r.at), 'timestamptz'),
+     ].join(', ')})`;
+}
+
 /** Many audit-trail rows in one statement, in the order given (ids follow it). */
 export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<void> {
   if (!rows.length) return;
-  await db.query(
-    `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::jsonb[], $6::timestamptz[])`,
-    [
-      rows.map((r) => r.runId),
-      rows.map((r) => r.orgId),
-      rows.map((r) => r.kind),
-      rows.map((r) => r.candidateId),
-      rows.map((r) => JSON.stringify(typeof r.data === 'function' ? (r.data as () => unknown)() : r.data)),
-      rows.map((r) => r.at),
-    ],
-  );
+  const values: unknown[] = [];
+  await db.query(traceInsertSql(rows, values), values);
+}
+
+type LedgerItem = LedgerEntry & { at: Date };
+/** One row of either kind; a batch writes both kinds in one statement. */
+type JournalRow = { ledger: LedgerItem; trail?: never } | { trail: TraceRow; ledger?: never };
+
+/**
+ * Ledger and trail rows of a batch in one statement: the ledger's (which also moves each run's totals) with the trail's
+ * INSERT as one more common table expression. On the embedded database a statement costs a round trip through the
+ * socket server and a turn in the one queue, whatever it carries; the rows of a batch arrive together.
+ */
+async function writeJournalRows(db: Queryable, rows: JournalRow[]): Promise<void> {
+  const ledger = rows.flatMap((r) => (r.ledger ? [r.ledger] : []));
+  const trail = rows.flatMap((r) => (r.trail ? [r.trail] : []));
+  if (!ledger.length) return insertTraceRows(db, trail);
+  const values: unknown[] = [];
+  const { ctes, statement } = ledgerInsertSql(ledger, values);
+  if (trail.length) ctes.unshift(`trail AS (${traceInsertSql(trail, values)})`);
+  await db.query(`WITH ${ctes.join(',\n')}\n${statement}`, values);
 }
 
 // Rows wait this long for company, so a run's next statements (checkpoint, retrieval, candidate reads: tens
@@ -40,33 +63,32 @@ export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<
 // next model calls, which take longer than this.
 const LINGER_MS = 150;
 
-export function createJournal(deps: { db: Queryable; usage: Pick<UsageStore, 'recordMany'>; logger: Pick<Logger, 'error'> }) {
-  const ledger = createBatchWriter<LedgerEntry & { at: Date }>({
+export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error'> }) {
+  const writer = createBatchWriter<JournalRow>({
     lingerMs: LINGER_MS,
-    writeBatch: (rows) => deps.usage.recordMany(rows),
-    // The answer was paid for and used: the gap in the ledger must be loud, with everything needed to repair it.
-    onLost: (err, entry) => deps.logger.error({ err, entry }, 'ledger write failed'),
-  });
-  const trail = createBatchWriter<TraceRow>({
-    lingerMs: LINGER_MS,
-    writeBatch: (rows) => insertTraceRows(deps.db, rows),
-    onLost: (err, row) => deps.logger.error({ err, runId: row.runId, kind: row.kind, candidateId: row.candidateId }, 'audit trail write failed'),
+    writeBatch: (rows) => writeJournalRows(deps.db, rows),
+    // A batch that keeps failing is written row by row, so a bad row loses only itself, and each loss is loud.
+    onLost: (err, row) => {
+      // The answer was paid for and used: the gap in the ledger must be loud, with everything needed to repair it.
+      if (row.ledger) deps.logger.error({ err, entry: row.ledger }, 'ledger write failed');
+      else deps.logger.error({ err, runId: row.trail.runId, kind: row.trail.kind, candidateId: row.trail.candidateId }, 'audit trail write failed');
+    },
   });
 
   return {
     /** The LedgerSink the model layer writes to: returns at once, the row follows. */
     async record(entry: LedgerEntry): Promise<void> {
-      ledger.add({ ...entry, at: new Date() });
+      writer.add({ ledger: { ...entry, at: new Date() } });
     },
     trace(run: { runId: string; orgId: string }, kind: string, data: unknown, candidateId: string | null = null): void {
-      trail.add({ runId: run.runId, orgId: run.orgId, kind, candidateId, data, at: new Date() });
+      writer.add({ trail: { runId: run.runId, orgId: run.orgId, kind, candidateId, data, at: new Date() } });
     },
     /** Every row handed over before this call is written (or was reported lost). */
     async flush(): Promise<void> {
-      await Promise.all([ledger.flush(), trail.flush()]);
+      await writer.flush();
     },
     get backlog(): number {
-      return ledger.backlog + trail.backlog;
+      return writer.backlog;
     },
   };
 }

@@ -13,43 +13,55 @@ const GROUP_KEYS: Record<UsageGroup, string> = {
   model: 'model',
 };
 
-export function createUsageStore(db: Queryable) {
-  /** Many rows (a journal batch) in one statement; each run's totals move once, by the sum of its rows. */
-  async function recordMany(rows: Array<LedgerRow & { at: Date }>): Promise<void> {
-    if (!rows.length) return;
-    const column = <V>(f: (r: LedgerRow & { at: Date }) => V) => rows.map(f);
-    await db.query(
-      `WITH call AS (
+/**
+ * The statement that writes ledger rows (a journal batch) and moves each run's totals once, by the sum of its rows,
+ * as common table expressions and a final statement, its parameters appended to values: the journal sends it alone
+ * or together with audit-trail rows, as one statement.
+ */
+export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: unknown[]): { ctes: string[]; statement: string } {
+  const param = <V>(f: (r: LedgerRow & { at: Date }) => V, type: string) => `$${values.push(rows.map(f))}::${type}[]`;
+  const columns = [
+    param((r) => r.orgId, 'uuid'),
+    param((r) => r.runId, 'uuid'),
+    param((r) => r.agent, 'text'),
+    param((r) => r.model, 'text'),
+    param((r) => r.promptTokens, 'int'),
+    param((r) => r.cachedTokens, 'int'),
+    param((r) => r.completionTokens, 'int'),
+    param((r) => r.costUsd, 'numeric'),
+    param((r) => Math.round(r.latencyMs), 'int'),
+    param((r) => r.outcome, 'text'),
+    param((r) => r.requestId, 'text'),
+    param((r) => r.attempt, 'int'),
+    param((r) => r.error?.slice(0, 1000) ?? null, 'text'),
+    param((r) => r.at, 'timestamptz'),
+  ];
+  return {
+    ctes: [
+      `call AS (
          INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
                                   cost_usd, latency_ms, outcome, request_id, attempt, error, created_at)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[],
-                              $8::numeric[], $9::int[], $10::text[], $11::text[], $12::int[], $13::text[], $14::timestamptz[])
-         RETURNING run_id, prompt_tokens, completion_tokens, cost_usd),
-       totals AS (
+         SELECT * FROM unnest(${columns.join(', ')})
+         RETURNING run_id, prompt_tokens, completion_tokens, cost_usd)`,
+      `totals AS (
          SELECT run_id, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
                 sum(cost_usd) AS cost_usd
-         FROM call WHERE run_id IS NOT NULL GROUP BY run_id)
-       UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
+         FROM call WHERE run_id IS NOT NULL GROUP BY run_id)`,
+    ],
+    statement: `UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
          completion_tokens = r.completion_tokens + t.completion_tokens, cost_usd = r.cost_usd + t.cost_usd,
          version = r.version + 1
        FROM totals t WHERE r.id = t.run_id`,
-      [
-        column((r) => r.orgId),
-        column((r) => r.runId),
-        column((r) => r.agent),
-        column((r) => r.model),
-        column((r) => r.promptTokens),
-        column((r) => r.cachedTokens),
-        column((r) => r.completionTokens),
-        column((r) => r.costUsd),
-        column((r) => Math.round(r.latencyMs)),
-        column((r) => r.outcome),
-        column((r) => r.requestId),
-        column((r) => r.attempt),
-        column((r) => r.error?.slice(0, 1000) ?? null),
-        column((r) => r.at),
-      ],
-    );
+  };
+}
+
+export function createUsageStore(db: Queryable) {
+  /** Many rows in one statement; each run's totals move once, by the sum of its rows. */
+  async function recordMany(rows: Array<LedgerRow & { at: Date }>): Promise<void> {
+    if (!rows.length) return;
+    const values: unknown[] = [];
+    const { ctes, statement } = ledgerInsertSql(rows, values);
+    await db.query(`WITH ${ctes.join(',\n')}\n${statement}`, values);
   }
 
   return {
