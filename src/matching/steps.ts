@@ -1,4 +1,5 @@
 // The five steps of a round, each (context) => context: expand, retrieve, rerank, score, reflect.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentCallContext, Agents } from '../agents/types.js';
@@ -35,8 +36,6 @@ export type Step = (ctx: RunContext, deps: StepDeps) => Promise<RunContext>;
 const RETRIEVE_FACTOR = 4;
 const MIN_RETRIEVE = 50;
 const MAX_BACKLOG = 200;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const expand: Step = async (ctx, deps) => {
   const out = await deps.agents.queryExpander.expand(
@@ -136,7 +135,7 @@ const score: Step = async (ctx, deps) => {
   // millisecond each): each leaves as soon as it is built instead of all after the last, and answers and statements
   // of other runs are handled in between rather than after fifteen in a row.
   let dispatched = Promise.resolve();
-  const nextDispatch = () => (dispatched = dispatched.then(nextTurn));
+  const nextDispatch = () => (dispatched = dispatched.then(() => nextTurn()));
   const results = await Promise.allSettled(
     todo.map((id) =>
       perRun(async () => {

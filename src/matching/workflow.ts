@@ -1,4 +1,5 @@
 // The reduce-style workflow: steps reduce the context in order, round after round, and every exit is named.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Stop } from '../runs/run-schemas.js';
 import { STEPS, strongCount, type RunContext, type StepName } from './context.js';
 import { CancelRequested, STEP_FUNCTIONS, type StepDeps } from './steps.js';
@@ -80,8 +81,6 @@ export interface WorkflowOptions {
   /** Events that open the timeline of this attempt (run.started, run.resumed), written with the first checkpoint. */
   opening?: RunEventInput[];
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: WorkflowOptions = {}): Promise<RunContext> {
   let latest = start;
