@@ -1,6 +1,6 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
 import { runManifest, type RunManifest } from '../audit/manifest.js';
-import { memoizeFor } from '../cache/recent-cache.js';
+import { memoizeRefreshing } from '../cache/recent-cache.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, loadPinnedRegistry, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
@@ -44,12 +44,14 @@ export function createConfiguredLlmEngine(config: Config, services: Pick<Service
 }
 
 const VOCABULARY_TTL_MS = 60_000;
+const VOCABULARY_MAX_AGE_MS = 15 * 60_000;
 
 export function createAgentsFactory(config: Config, services: Services) {
   const pool: PoolInsight = {
     // Every expansion reads it (a GROUP BY over every candidate's skills); a minute-old vocabulary only
     // misses skills of candidates added within that minute, which the expander then does not offer as filters.
-    skillVocabulary: memoizeFor(VOCABULARY_TTL_MS, services.candidateStore.skillVocabulary),
+    // Recomputed in the background once that old, so that no expansion but an organisation's first waits for it.
+    skillVocabulary: memoizeRefreshing(VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary),
     countMatching: services.candidateStore.countMatching,
   };
   const heuristic = createHeuristicAgents(pool);

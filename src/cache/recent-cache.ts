@@ -82,25 +82,6 @@ export class RecentCache<V> {
 }
 
 /**
- * load(key), remembered for ttlMs per key. Concurrent callers share one load; a failed load is forgotten at
- * once, so the next caller tries again.
- */
-export function memoizeFor<V>(ttlMs: number, load: (key: string) => Promise<V>): (key: string) => Promise<V> {
-  const loads = new Map<string, { at: number; value: Promise<V> }>();
-  return (key) => {
-    const cached = loads.get(key);
-    if (cached && Date.now() - cached.at < ttlMs) return cached.value;
-    const value = load(key);
-    const entry = { at: Date.now(), value };
-    loads.set(key, entry);
-    value.catch(() => {
-      if (loads.get(key) === entry) loads.delete(key);
-    });
-    return value;
-  };
-}
-
-/**
  * load(key), remembered per key; once older than ttlMs it is reloaded in the background while callers keep the
  * value they had (stale-while-revalidate). Only a key's first load, or one whose value is older than maxAgeMs
  * (reloads kept failing), is waited for. A failed first load is forgotten at once; a failed reload keeps the old

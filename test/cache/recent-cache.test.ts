@@ -1,7 +1,7 @@
 // What a process remembers of the shared database: bounded, stale after a fixed time, failures not kept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoizeFor, memoizeRefreshing, RecentCache } from '../../src/cache/recent-cache.js';
+import { memoizeRefreshing, RecentCache } from '../../src/cache/recent-cache.js';
 
 test('an entry is fresh for ttlMs, stale after, and the least recently set goes first when full', () => {
   let now = 0;
@@ -25,24 +25,6 @@ test('a cache time of 0 keeps nothing', () => {
   cache.set('a', 1);
   assert.equal(cache.stale('a'), undefined);
   assert.equal(cache.enabled, false);
-});
-
-test('memoizeFor shares one load between callers, reloads after ttlMs, and forgets a failure', async () => {
-  let loads = 0;
-  let fail = false;
-  const get = memoizeFor(50, async (key: string) => {
-    loads++;
-    await new Promise((r) => setTimeout(r, 5));
-    if (fail) throw new Error('down');
-    return `${key}:${loads}`;
-  });
-  assert.deepEqual(await Promise.all([get('x'), get('x')]), ['x:1', 'x:1']);
-  assert.equal(await get('y'), 'y:2', 'per key');
-  await new Promise((r) => setTimeout(r, 60));
-  fail = true;
-  await assert.rejects(get('x'), /down/);
-  fail = false;
-  assert.equal(await get('x'), 'x:4', 'the failed load was not kept');
 });
 
 test('memoizeRefreshing answers with the old value while it reloads, keeps it when a reload fails, and waits only for a first or too old value', async () => {
