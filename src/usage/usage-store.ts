@@ -56,21 +56,13 @@ export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: u
 }
 
 export function createUsageStore(db: Queryable) {
-  /** Many rows in one statement; each run's totals move once, by the sum of its rows. */
-  async function recordMany(rows: Array<LedgerRow & { at: Date }>): Promise<void> {
-    if (!rows.length) return;
-    const values: unknown[] = [];
-    const { ctes, statement } = ledgerInsertSql(rows, values);
-    await db.query(`WITH ${ctes.join(',\n')}\n${statement}`, values);
-  }
-
   return {
     /** One row, and the run's running totals move in the same statement, so a poll never disagrees with the ledger. */
     async record(row: LedgerRow): Promise<void> {
-      await recordMany([{ ...row, at: new Date() }]);
+      const values: unknown[] = [];
+      const { ctes, statement } = ledgerInsertSql([{ ...row, at: new Date() }], values);
+      await db.query(`WITH ${ctes.join(',\n')}\n${statement}`, values);
     },
-
-    recordMany,
 
     async runTotals(runId: string): Promise<{ calls: number; tokens: number; costUsd: number }> {
       const r = await db.query<{ calls: number; tokens: number; cost: number }>(

@@ -48,8 +48,8 @@ function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
-function cacheHeaders(reply: FastifyReply, runId: string, version: number, status: RunStatus): void {
-  reply.header('etag', etagOf(runId, version));
+function cacheHeaders(reply: FastifyReply, etag: string, status: RunStatus): void {
+  reply.header('etag', etag);
   reply.header('cache-control', 'private, no-cache');
   const retryAfter = RETRY_AFTER_SECONDS[status];
   if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
@@ -62,7 +62,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   /** A new run as created; a replayed one (same Idempotency-Key) as it is now. */
   async function answerStarted(reply: FastifyReply, orgId: string, started: { runId: string; run?: Run & { version: number } }) {
     const run = started.run ?? (await deps.runs.get(orgId, started.runId));
-    cacheHeaders(reply, run.id, run.version, run.status);
+    cacheHeaders(reply, etagOf(run.id, run.version), run.status);
     const { version: _version, ...body } = run;
     return reply.code(202).header('location', `/v1/matching-runs/${run.id}`).send(body);
   }
@@ -149,10 +149,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     },
   });
 
-  // A finished run gets no Retry-After: its ETag and the cache control are all of cacheHeaders that applies.
   function sendFinished(reply: FastifyReply, answer: FinishedRunAnswer, ifNoneMatch: string | undefined): FastifyReply {
-    reply.header('etag', answer.etag);
-    reply.header('cache-control', 'private, no-cache');
+    cacheHeaders(reply, answer.etag, answer.status);
     if (matchesEtag(ifNoneMatch, answer.etag)) return reply.code(304).send();
     return sendSerialized(reply, answer.body);
   }
@@ -169,7 +167,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       } else {
         if (stale) deps.finishedRuns.forget(orgId, runId);
         if (matchesEtag(ifNoneMatch, etagOf(runId, v.version))) {
-          cacheHeaders(reply, runId, v.version, v.status);
+          cacheHeaders(reply, etagOf(runId, v.version), v.status);
           return reply.code(304).send();
         }
       }
@@ -177,7 +175,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     if (!answer) {
       const { version, ...run } = await deps.runs.get(orgId, runId);
       if (!FINISHED_STATUSES.includes(run.status)) {
-        cacheHeaders(reply, runId, version, run.status);
+        cacheHeaders(reply, etagOf(runId, version), run.status);
         return reply.send(run);
       }
       answer = {
@@ -221,7 +219,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       const orgId = callerOf(request).orgId;
       await deps.runs.cancel(orgId, request.params.id);
       const { version, ...run } = await deps.runs.get(orgId, request.params.id);
-      cacheHeaders(reply, run.id, version, run.status);
+      cacheHeaders(reply, etagOf(run.id, version), run.status);
       return reply.code(202).send(run);
     },
   });
