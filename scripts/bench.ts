@@ -14,7 +14,7 @@ type Bench = (args: Args) => Promise<void>;
 const BENCHES: Record<string, Bench> = {
   ingest: (a) => benchIngest({ count: numberOption(a, 'count', 5000) }),
   retrieval: (a) => benchRetrieval({ count: numberOption(a, 'count', 20_000), queries: numberOption(a, 'queries', 100) }),
-  polling: (a) => benchPolling({ durationS: numberOption(a, 'duration', 3), rounds: numberOption(a, 'rounds', 3) }),
+  polling: (a) => benchPolling({ durationS: numberOption(a, 'duration', 3), rounds: numberOption(a, 'rounds', 5) }),
   pipeline: (a) => benchPipeline({ candidates: numberOption(a, 'count', 2000), latencyMs: numberOption(a, 'latency', 200), jitterMs: 20 }),
   // BENCH_NODE_ARGS: node flags for the service process (space-separated); BENCH_SERVICE_ENV: extra NAME=value pairs
   // for its environment. To try V8 or malloc settings without a code change.

@@ -52,7 +52,10 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
     const sampler = rssSampler(svc.pid, 50);
     const started = performance.now();
     const mark = { at: started, cpu: readCpu(svc.pid) };
-    const ids = await Promise.all(Array.from({ length: opts.runs }, (_, i) => startRunHttp(svc, { ...LLM_RUN, role: syntheticRole(i) })));
+    const accepted: number[] = [];
+    const ids = await Promise.all(
+      Array.from({ length: opts.runs }, (_, i) => startRunHttp(svc, { ...LLM_RUN, role: syntheticRole(i) }).then((id) => (accepted.push(performance.now() - started), id))),
+    );
     const runs = await waitForRunsHttp(svc, ids, { pollMs: 100 });
     const wallMs = performance.now() - started;
     const cpu = cpuSince(svc.pid, mark);
@@ -94,6 +97,15 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
       console.log(`\nmean requests in flight per 250 ms from the first request: ${profile.map((x) => x.toFixed(0)).join(' ')}`);
       console.log(parts.map(([name, xs]) => `${name} ${((xs.length * 250) / 1000).toFixed(2)} s at ${((meanOf(xs) / opts.cap) * 100).toFixed(1)} % of the cap`).join('; '));
     }
+    // How the burst got going: each POST's 202, each run's claim (startedAt) and each run's first model request.
+    const created = Math.min(...[...runs.values()].map((r) => Date.parse(r.createdAt)));
+    const claimed = [...runs.values()].map((r) => Date.parse(r.startedAt!) - created);
+    const expansions = intervals.filter((i) => i.agent === 'queryExpander').map((i) => i.start - first).sort((a, b) => a - b).slice(0, opts.runs);
+    console.log(
+      `starting the ${opts.runs} runs (ms): last 202 answered ${Math.max(...accepted).toFixed(0)} after submitting; ` +
+        `claimed ${Math.min(...claimed)}-${Math.max(...claimed)} after the first run was created; ` +
+        `first model requests ${expansions[0]!.toFixed(0)}-${expansions.at(-1)!.toFixed(0)} after the first`,
+    );
     console.log('\nwhat the resident memory is made of (MB, from /proc/<pid>/smaps; the main V8 heap from /metrics):');
     console.log(table(['when', 'RSS = wasm + malloc + other anonymous + file-backed; main thread V8 heap'], composition));
     console.log('(the service runs in its own process: CPU is read per thread from /proc; the database busy time is not reachable from here)');
