@@ -97,14 +97,14 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
       console.log(`\nmean requests in flight per 250 ms from the first request: ${profile.map((x) => x.toFixed(0)).join(' ')}`);
       console.log(parts.map(([name, xs]) => `${name} ${((xs.length * 250) / 1000).toFixed(2)} s at ${((meanOf(xs) / opts.cap) * 100).toFixed(1)} % of the cap`).join('; '));
     }
-    // How the burst got going: each POST's 202, each run's claim (startedAt) and each run's first model request.
+    // How the burst got going: the POSTs' 202s, the runs' claims (startedAt) and the first round's expander requests.
     const created = Math.min(...[...runs.values()].map((r) => Date.parse(r.createdAt)));
     const claimed = [...runs.values()].map((r) => Date.parse(r.startedAt!) - created);
     const expansions = intervals.filter((i) => i.agent === 'queryExpander').map((i) => i.start - first).sort((a, b) => a - b).slice(0, opts.runs);
     console.log(
       `starting the ${opts.runs} runs (ms): last 202 answered ${Math.max(...accepted).toFixed(0)} after submitting; ` +
         `claimed ${Math.min(...claimed)}-${Math.max(...claimed)} after the first run was created; ` +
-        `first model requests ${expansions[0]!.toFixed(0)}-${expansions.at(-1)!.toFixed(0)} after the first`,
+        `the first ${expansions.length} expander requests ${expansions[0]!.toFixed(0)}-${expansions.at(-1)!.toFixed(0)} after the first request`,
     );
     console.log('\nwhat the resident memory is made of (MB, from /proc/<pid>/smaps; the main V8 heap from /metrics):');
     console.log(table(['when', 'RSS = wasm + malloc + other anonymous + file-backed; main thread V8 heap'], composition));
