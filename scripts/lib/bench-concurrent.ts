@@ -106,6 +106,8 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
         `claimed ${Math.min(...claimed)}-${Math.max(...claimed)} after the first run was created; ` +
         `the first ${expansions.length} expander requests ${expansions[0]!.toFixed(0)}-${expansions.at(-1)!.toFixed(0)} after the first request`,
     );
+    const finished = [...runs.values()].map((r) => Date.parse(r.finishedAt!)).sort((a, b) => a - b);
+    console.log(`and ending them: the first run finished ${finished[0]! - created} ms after the first was created, the last ${finished.at(-1)! - finished[0]!} ms after that`);
     console.log('\nwhat the resident memory is made of (MB, from /proc/<pid>/smaps; the main V8 heap from /metrics):');
     console.log(table(['when', 'RSS = wasm + malloc + other anonymous + file-backed; main thread V8 heap'], composition));
     console.log('(the service runs in its own process: CPU is read per thread from /proc; the database busy time is not reachable from here)');
