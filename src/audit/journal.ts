@@ -53,9 +53,8 @@ async function writeJournalRows(db: Queryable, rows: JournalRow[]): Promise<void
   const trail = rows.flatMap((r) => (r.trail ? [r.trail] : []));
   if (!ledger.length) return insertTraceRows(db, trail);
   const values: unknown[] = [];
-  const { ctes, statement } = ledgerInsertSql(ledger, values);
-  if (trail.length) ctes.unshift(`trail AS (${traceInsertSql(trail, values)})`);
-  await db.query(`WITH ${ctes.join(',\n')}\n${statement}`, values);
+  const leading = trail.length ? [`trail AS (${traceInsertSql(trail, values)})`] : [];
+  await db.query(ledgerInsertSql(ledger, values, leading), values);
 }
 
 // Rows wait this long for company, so a run's next statements (checkpoint, retrieval, candidate reads: tens

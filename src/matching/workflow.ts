@@ -99,7 +99,9 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
     // Sent one turn of the event loop later, behind the statements the next step starts with (its retrieval, its
     // candidates' texts): they are on the way to the next model call, the checkpoint is not. On the embedded
     // database statements run one at a time, in the order they are sent.
-    const p = nextTurn().then(() => (before.length ? Promise.all(before).then(() => deps.checkpoint(ctx, events)) : deps.checkpoint(ctx, events)));
+    const p = nextTurn()
+      .then(() => Promise.all(before))
+      .then(() => deps.checkpoint(ctx, events));
     // Handled here and read later: a checkpoint that fails before it is awaited must not be an unhandled rejection.
     p.then(({ cancelRequested }) => cancelRequested && deps.onCancelRequested(), () => {});
     pending = p;

@@ -15,10 +15,10 @@ const GROUP_KEYS: Record<UsageGroup, string> = {
 
 /**
  * The statement that writes ledger rows (a journal batch) and moves each run's totals once, by the sum of its rows,
- * as common table expressions and a final statement, its parameters appended to values: the journal sends it alone
- * or together with audit-trail rows, as one statement.
+ * its parameters appended to values. `leading` are common table expressions written in the same statement (the
+ * journal's audit-trail rows), their parameters already in values.
  */
-export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: unknown[]): { ctes: string[]; statement: string } {
+export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: unknown[], leading: string[] = []): string {
   const param = <V>(f: (r: LedgerRow & { at: Date }) => V, type: string) => `$${values.push(rows.map(f))}::${type}[]`;
   const columns = [
     param((r) => r.orgId, 'uuid'),
@@ -36,23 +36,23 @@ export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: u
     param((r) => r.error?.slice(0, 1000) ?? null, 'text'),
     param((r) => r.at, 'timestamptz'),
   ];
-  return {
-    ctes: [
-      `call AS (
+  const ctes = [
+    ...leading,
+    `call AS (
          INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
                                   cost_usd, latency_ms, outcome, request_id, attempt, error, created_at)
          SELECT * FROM unnest(${columns.join(', ')})
          RETURNING run_id, prompt_tokens, completion_tokens, cost_usd)`,
-      `totals AS (
+    `totals AS (
          SELECT run_id, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
                 sum(cost_usd) AS cost_usd
          FROM call WHERE run_id IS NOT NULL GROUP BY run_id)`,
-    ],
-    statement: `UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
+  ];
+  return `WITH ${ctes.join(',\n')}
+       UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
          completion_tokens = r.completion_tokens + t.completion_tokens, cost_usd = r.cost_usd + t.cost_usd,
          version = r.version + 1
-       FROM totals t WHERE r.id = t.run_id`,
-  };
+       FROM totals t WHERE r.id = t.run_id`;
 }
 
 export function createUsageStore(db: Queryable) {
@@ -60,8 +60,7 @@ export function createUsageStore(db: Queryable) {
     /** One row, and the run's running totals move in the same statement, so a poll never disagrees with the ledger. */
     async record(row: LedgerRow): Promise<void> {
       const values: unknown[] = [];
-      const { ctes, statement } = ledgerInsertSql([{ ...row, at: new Date() }], values);
-      await db.query(`WITH ${ctes.join(',\n')}\n${statement}`, values);
+      await db.query(ledgerInsertSql([{ ...row, at: new Date() }], values), values);
     },
 
     async runTotals(runId: string): Promise<{ calls: number; tokens: number; costUsd: number }> {
