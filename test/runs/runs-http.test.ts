@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import type { Agents } from '../../src/agents/types.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
@@ -109,48 +110,48 @@ test('ETag: 304 while nothing changed, a new tag once the run moved; Retry-After
 });
 
 test('a finished run is answered from memory, same bytes; an erasure or another process’s change is a new version', async () => {
-  await withWorker({}, async () => {
-    const run = (await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json();
-    const done = await finished(run.id);
-    const first = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: rt.auth() });
-    assert.deepEqual(first.json(), done);
-    assert.match(first.headers['content-type'] as string, /^application\/json; charset=utf-8/);
-    const etag = first.headers.etag as string;
+  // The worker is stopped before statements are counted: idle, it polls for queued runs every pollMs.
+  const done = await withWorker({}, async () => finished((await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json().id));
+  // Past CACHE_TTL_MS, so the first read below stores the key and the answer afresh and the next two fall well within it.
+  await setTimeout(1_000);
+  const first = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
+  assert.deepEqual(first.json(), done);
+  assert.match(first.headers['content-type'] as string, /^application\/json; charset=utf-8/);
+  const etag = first.headers.etag as string;
 
-    // Served without the database: count every statement while polling.
-    let statements = 0;
-    const query = rt.db.query.bind(rt.db);
-    rt.db.query = ((...args: Parameters<typeof query>) => (statements++, query(...args))) as typeof rt.db.query;
-    try {
-      const again = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: rt.auth() });
-      assert.equal(again.body, first.body);
-      assert.equal(again.headers.etag, etag);
-      const notModified = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: { ...rt.auth(), 'if-none-match': etag } });
-      assert.equal(notModified.statusCode, 304);
-      assert.equal(statements, 0, 'no statement while the answer is fresh');
-    } finally {
-      rt.db.query = query;
-    }
+  // Served without the database: count every statement while polling.
+  let statements = 0;
+  const query = rt.db.query.bind(rt.db);
+  rt.db.query = ((...args: Parameters<typeof query>) => (statements++, query(...args))) as typeof rt.db.query;
+  try {
+    const again = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers.etag, etag);
+    const notModified = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: { ...rt.auth(), 'if-none-match': etag } });
+    assert.equal(notModified.statusCode, 304);
+    assert.equal(statements, 0, 'no statement while the answer is fresh');
+  } finally {
+    rt.db.query = query;
+  }
 
-    // Erasure through this process: at once.
-    const top = done.shortlist[0];
-    assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${top.candidateId}`, headers: rt.auth() })).statusCode, 204);
-    const erased = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: { ...rt.auth(), 'if-none-match': etag } });
-    assert.equal(erased.statusCode, 200, 'the erasure made a new version');
-    assert.notEqual(erased.headers.etag, etag);
-    const entry = erased.json().shortlist.find((e: { candidateId: string }) => e.candidateId === top.candidateId);
-    assert.equal(entry.externalId, null);
-    assert.equal(entry.name, null);
-    assert.equal(entry.totalScore, top.totalScore, 'the scores stay');
+  // Erasure through this process: at once.
+  const top = done.shortlist[0];
+  assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${top.candidateId}`, headers: rt.auth() })).statusCode, 204);
+  const erased = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: { ...rt.auth(), 'if-none-match': etag } });
+  assert.equal(erased.statusCode, 200, 'the erasure made a new version');
+  assert.notEqual(erased.headers.etag, etag);
+  const entry = erased.json().shortlist.find((e: { candidateId: string }) => e.candidateId === top.candidateId);
+  assert.equal(entry.externalId, null);
+  assert.equal(entry.name, null);
+  assert.equal(entry.totalScore, top.totalScore, 'the scores stay');
 
-    // A change made elsewhere (another replica's erasure) is seen once the cached answer is older than CACHE_TTL_MS.
-    await rt.db.query('UPDATE matching_runs SET version = version + 1 WHERE id = $1', [run.id]);
-    const later = await waitFor(async () => {
-      const r = await rt.app!.inject({ url: `/v1/matching-runs/${run.id}`, headers: rt.auth() });
-      return r.headers.etag !== erased.headers.etag ? r : null;
-    }, 5_000, 'the new version');
-    assert.equal(later.statusCode, 200);
-  });
+  // A change made elsewhere (another replica's erasure) is seen once the cached answer is older than CACHE_TTL_MS.
+  await rt.db.query('UPDATE matching_runs SET version = version + 1 WHERE id = $1', [done.id]);
+  const later = await waitFor(async () => {
+    const r = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
+    return r.headers.etag !== erased.headers.etag ? r : null;
+  }, 5_000, 'the new version');
+  assert.equal(later.statusCode, 200);
 });
 
 test('events page oldest first with after= and nextCursor', async () => {
