@@ -27,8 +27,13 @@ test('a cache time of 0 keeps nothing', () => {
   assert.equal(cache.enabled, false);
 });
 
-test('memoizeRefreshing answers with the old value while it reloads, keeps it when a reload fails, and waits only for a first or too old value', async () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+test('memoizeRefreshing answers with the old value while it reloads, keeps it when a reload fails, and waits only for a first or too old value', async (t) => {
+  // The clock moves only when the test says so: a pause of the machine must not age an entry past ttlMs.
+  t.mock.timers.enable({ apis: ['Date'] });
+  const sleep = async (ms: number) => {
+    t.mock.timers.tick(ms);
+    await new Promise((r) => setImmediate(r));
+  };
   let loads = 0;
   let fail = false;
   let gate: Promise<void> = Promise.resolve();
