@@ -113,7 +113,7 @@ test('a finished run is answered from memory, same bytes; an erasure or another 
   // The worker is stopped before statements are counted: idle, it polls for queued runs every pollMs.
   const done = await withWorker({}, async () => finished((await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json().id));
   // Past CACHE_TTL_MS, so the first read below stores the key and the answer afresh and the next two fall well within it.
-  await setTimeout(1_000);
+  await setTimeout(1_250);
   const first = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
   assert.deepEqual(first.json(), done);
   assert.match(first.headers['content-type'] as string, /^application\/json; charset=utf-8/);
