@@ -123,6 +123,8 @@ async function waitForTerminalRun(page: Page): Promise<string> {
     null,
     { timeout: 30_000 },
   );
+  // The status is shown before the last events are fetched: the page is complete once the stop is on the timeline.
+  await page.waitForSelector('#events li.event[data-type="run.stopped"], #events li.event[data-type="run.failed"]', { timeout: 10_000 });
   return page.textContent('#run-status') as Promise<string>;
 }
 
