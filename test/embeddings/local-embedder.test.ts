@@ -61,10 +61,13 @@ test('an aborted signal stops the batch', async () => {
   await assert.rejects(createLocalEmbedder().embed([backend], { signal: controller.signal }), /stop/);
 });
 
-test('a thousand resume-sized texts embed well under two seconds', async () => {
+test('embedding has no pathological cost: a thousand resume-sized texts take well under five seconds of CPU', async () => {
+  // A guard against a quadratic or backtracking path, not a speed target (those are in `npm run bench`): ~0.2 s here,
+  // counted in CPU time so that a loaded machine descheduling the test does not count.
   const texts = Array.from({ length: 1000 }, (_, i) => `${backend} ${nurse} Resume ${i}. `.repeat(6));
-  const started = performance.now();
+  const started = process.cpuUsage();
   await createLocalEmbedder().embed(texts);
-  const ms = performance.now() - started;
-  assert.ok(ms < 2000, `${ms.toFixed(0)} ms`);
+  const { user, system } = process.cpuUsage(started);
+  const ms = (user + system) / 1000;
+  assert.ok(ms < 5000, `${ms.toFixed(0)} ms of CPU`);
 });

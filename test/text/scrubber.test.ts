@@ -104,7 +104,7 @@ test('containsPii tells raw from scrubbed text', () => {
   assert.equal(containsPii('Wrote Python since 2015-2019'), false);
 });
 
-test('adversarial 100 KB inputs scrub in well under a second each (no catastrophic backtracking)', () => {
+test('adversarial 100 KB inputs scrub without catastrophic backtracking: well under three seconds of CPU each', () => {
   const size = 100_000;
   const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
   const inputs = [
@@ -113,9 +113,11 @@ test('adversarial 100 KB inputs scrub in well under a second each (no catastroph
     `Name:${fill(' ')}x`, `http://${fill('a')}`, fill('linkedin.com/'), `${fill('a.')}@`, `${fill('a_')} at gmail dot com`,
   ];
   for (const input of inputs) {
-    const started = performance.now();
+    // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
+    const started = process.cpuUsage();
     scrub(input, { names: ['Ann Lee'] });
-    const ms = performance.now() - started;
-    assert.ok(ms < 1000, `${JSON.stringify(input.slice(0, 12))}… took ${ms.toFixed(0)} ms`);
+    const { user, system } = process.cpuUsage(started);
+    const ms = (user + system) / 1000;
+    assert.ok(ms < 3000, `${JSON.stringify(input.slice(0, 12))}… took ${ms.toFixed(0)} ms of CPU`);
   }
 });
