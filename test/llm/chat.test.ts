@@ -146,8 +146,11 @@ test('a global limiter caps in-flight model requests across concurrent calls', a
 test('without a limiter the same calls overlap (the cap above is the limiter, not the server)', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
-  h.server.setLatency(60);
-  h.server.setHandler(() => fakeReply.text('ok'));
+  // No answer until three requests are in: calls that did not overlap would never get one (and the test would time out).
+  h.server.setHandler(async () => {
+    await h.server.waitForRequests(3);
+    return fakeReply.text('ok');
+  });
   await Promise.all(Array.from({ length: 6 }, () => h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 })));
   assert.ok(h.server.maxInFlight > 2, `maxInFlight ${h.server.maxInFlight}`);
 });

@@ -151,7 +151,7 @@ test('a tool that overruns its own timeout gives a timeout result and its signal
   h.server.script(fakeReply.toolCall('get_current_weather', { location: 'Boston' }, 'slow'), fakeReply.text('gave up'));
   const started = Date.now();
   await run(h, weather.registry);
-  assert.ok(Date.now() - started < 1_000);
+  assert.ok(Date.now() - started < 5_000, 'the 50 ms tool timeout ended the wait');
   assert.equal(aborted, true);
   const body = toolResult(h.server.requests[1]);
   assert.equal(body.error, 'timeout');

@@ -118,11 +118,16 @@ test('budget: a run stops with reason budget, keeps what it scored, and never ex
 });
 
 test('the scoring fan-out reaches the process-wide model cap and never exceeds it', async () => {
-  fake.setHandler(scriptedModel());
-  fake.setLatency(150, 0);
+  const scripted = scriptedModel();
+  // Scorers are answered once three requests have been in flight together (or after 5 s): on a slow machine they
+  // may arrive further apart than any fixed latency. A cap below 3 never gets there and fails below.
+  fake.setHandler(async (req) => {
+    if (req.agent === 'scorer') await waitFor(async () => fake.maxInFlight >= 3 || null, 5_000, 'three requests in flight').catch(() => {});
+    return scripted(req);
+  });
+  fake.setLatency(20, 0);
+  fake.resetMaxInFlight();
   try {
-    const before = fake.maxInFlight;
-    assert.ok(before <= 3);
     await run({ maxIterations: 1, targetStrong: 50, scoreLimit: 8 });
     assert.equal(fake.maxInFlight, 3, 'LLM_CONCURRENCY=3: reached, not exceeded');
   } finally {

@@ -268,6 +268,10 @@ export async function startFakeLlmServer(opts: StartOptions = {}) {
     get maxInFlight() {
       return maxInFlight;
     },
+    /** Starts counting maxInFlight again from the requests in flight now. */
+    resetMaxInFlight() {
+      maxInFlight = inFlight;
+    },
     /** Replies served in order, one per request, before the handler is consulted. */
     script(...replies: FakeReply[]) {
       queue.push(...replies);
