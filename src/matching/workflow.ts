@@ -58,6 +58,15 @@ function stepEventData(ctx: RunContext, step: StepName): Record<string, unknown>
 
 const iterationStarted = (iteration: number): RunEventInput => ({ type: 'iteration.started', data: { iteration } });
 
+/**
+ * Steps whose checkpoint is folded into the next one's. The expansion is saved with the retrieval's hits: retrieval
+ * makes no model call and takes tens of milliseconds, and a 40 KB checkpoint written in between would sit on the
+ * way from the expander's answer to the reranker's request (the embedded database runs one statement at a time)
+ * and cost one write per round. A crash in between repeats the expander's call, as a crash before any checkpoint
+ * lands repeats the step before it.
+ */
+const FOLDED: ReadonlySet<StepName> = new Set(['expand']);
+
 /** The exit checks that follow a step; null means "go on". */
 function exitAfter(step: StepName, ctx: RunContext): Stop | null {
   const it = ctx.iteration;
@@ -111,10 +120,16 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
     pending = null;
     return p ? p : { cancelRequested: false };
   };
-  /** Waits for the last writes whatever their outcome: the caller is already handling a failure. */
+  // Events of a folded step, with the context they lead to, until the next checkpoint carries them.
+  let folded: { ctx: RunContext; events: RunEventInput[] } | null = null;
+  /**
+   * Waits for the last writes whatever their outcome: the caller is already handling a failure. A folded step is
+   * saved now, so that a cancel or a shutdown keeps its work (a lost lease refuses the write, as it should).
+   */
   const settled = async () => {
     await Promise.allSettled(deferred);
     await landed().catch(() => {});
+    if (folded) await deps.checkpoint(folded.ctx, folded.events).catch(() => {});
   };
   /**
    * What one step sees. Its entries follow the checkpoint written before it (base), and only that one: a later
@@ -174,7 +189,12 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
       latest = next;
       const { cancelRequested } = await landed();
       if (cancelRequested && !next.stop) throw new CancelledAtBoundary('cancel requested');
-      write(next, events);
+      if (FOLDED.has(step) && !next.stop) {
+        folded = { ctx: next, events };
+      } else {
+        write(next, [...(folded?.events ?? []), ...events]);
+        folded = null;
+      }
       ctx = next;
     }
     if (opening.length) write(ctx, opening);
