@@ -1,4 +1,5 @@
 // The LLM reranker: listwise over batches of candidates, answers limited to the batch's own labels, merged deterministically.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { StructuredOutputError } from '../../llm/errors.js';
 import type { RetrievedCandidate } from '../../matching/domain.js';
@@ -84,8 +85,17 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
       const unique = [...new Map(input.candidates.map((c) => [c.id, c])).values()];
       if (unique.length === 0 || input.limit < 1) return { orderedIds: [] };
       const batches = toBatches(unique, RERANK_BATCH_SIZE);
-      // Batches run concurrently (the process-wide limiter and the run's budget bound them); results merge by batch index.
-      const rankings = await Promise.all(batches.map((batch, i) => rankBatch(input, batch, i, ctx)));
+      // Batches run concurrently (the process-wide limiter and the run's budget bound them); results merge by batch
+      // index. One request is built per turn of the event loop (thirty excerpts fenced and rendered, the SDK's
+      // request: about a millisecond each): the first leaves as soon as it is built, not after the last of up to
+      // nine, and other runs' answers are handled in between.
+      let dispatched = Promise.resolve();
+      const rankings = await Promise.all(
+        batches.map((batch, i) => {
+          if (i > 0) dispatched = dispatched.then(() => nextTurn());
+          return dispatched.then(() => rankBatch(input, batch, i, ctx));
+        }),
+      );
       return { orderedIds: mergeRankings(rankings, input.limit) };
     },
     // One more than the excerpt shows, so a resume that was cut still reads as cut.
