@@ -16,6 +16,8 @@ const STEP_EVENTS: Record<StepName, string> = {
 export interface RunEventInput {
   type: string;
   data: Record<string, unknown>;
+  /** When it happened (epoch ms), for an event written later than that (a folded step's); otherwise when written. */
+  at?: number;
 }
 
 export interface WorkflowDeps extends Omit<StepDeps, 'defer'> {
@@ -190,7 +192,7 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
       const { cancelRequested } = await landed();
       if (cancelRequested && !next.stop) throw new CancelledAtBoundary('cancel requested');
       if (FOLDED.has(step) && !next.stop) {
-        folded = { ctx: next, events };
+        folded = { ctx: next, events: events.map((e) => ({ ...e, at: Date.now() })) };
       } else {
         write(next, [...(folded?.events ?? []), ...events]);
         folded = null;

@@ -131,19 +131,32 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       return new Map(r.rows.map((row) => [row.id, { cancelRequested: row.cancel }]));
     },
 
-    /** Saves the context after a step, with its events in order, in one statement. Returns whether a cancel was requested. */
-    async checkpoint(ctx: RunContext, events: Array<{ type: string; data: Record<string, unknown> }> = []): Promise<{ cancelRequested: boolean }> {
+    /**
+     * Saves the context after a step, with its events in order, in one statement. Returns whether a cancel was requested.
+     * An event is stamped with the database's clock, earlier by how long ago it happened if it says (`at`): the
+     * worker's clock measures only the delay, so the two clocks need not agree.
+     */
+    async checkpoint(ctx: RunContext, events: Array<{ type: string; data: Record<string, unknown>; at?: number }> = []): Promise<{ cancelRequested: boolean }> {
+      const now = Date.now();
       const r = await db.query<{ cancel: boolean }>(
         `WITH r AS (
            UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + cardinality($5::text[])
            WHERE id = $1 AND lease_owner = $2 AND status = 'running'
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          e AS (
-           INSERT INTO run_events (run_id, seq, type, data)
-           SELECT $1, r.event_seq - cardinality($5::text[]) + i.ord, i.type, i.data
-           FROM r, unnest($5::text[], $6::jsonb[]) WITH ORDINALITY AS i(type, data, ord))
+           INSERT INTO run_events (run_id, seq, type, data, at)
+           SELECT $1, r.event_seq - cardinality($5::text[]) + i.ord, i.type, i.data, now() - i.ago_ms * interval '1 millisecond'
+           FROM r, unnest($5::text[], $6::jsonb[], $7::float8[]) WITH ORDINALITY AS i(type, data, ago_ms, ord))
          SELECT cancel FROM r`,
-        [ctx.runId, workerId, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), events.map((e) => e.type), events.map((e) => JSON.stringify(e.data))],
+        [
+          ctx.runId,
+          workerId,
+          JSON.stringify(ctx),
+          JSON.stringify(progressOf(ctx)),
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data)),
+          events.map((e) => (e.at === undefined ? 0 : Math.max(0, now - e.at))),
+        ],
       );
       if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
       return { cancelRequested: r.rows[0].cancel };

@@ -189,7 +189,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
               ctx = c;
               active.iteration = c.iteration;
             } else {
-              const durationMs = Date.now() - stepStarted;
+              // A folded step's event says when it ended; the step after it started then.
+              const endedAt = event.at ?? Date.now();
+              const durationMs = endedAt - stepStarted;
+              stepStarted = endedAt;
               iterationLog().debug({ event: event.type, durationMs }, 'step finished');
               deps.journal.trace(traceTo, 'step.finished', { iteration: event.data.iteration, event: event.type, durationMs });
             }

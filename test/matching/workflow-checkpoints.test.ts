@@ -26,6 +26,7 @@ const unused = (name: string) => () => Promise.reject(new Error(`${name} was not
 /** Deps whose checkpoints are recorded; the expander answers at once, search is the test's. */
 function depsWith(search: (req: SearchRequest, signal: AbortSignal) => Promise<never[]>, controller = new AbortController()) {
   const checkpoints: Array<{ step: string; stop: string | null; events: string[] }> = [];
+  const written: Array<RunEventInput & { writtenAt: number }> = [];
   const agents = {
     queryExpander: { expand: async () => ({ queries: ['go kubernetes'], filters: {} }) },
     reranker: { rerank: unused('reranker') },
@@ -45,21 +46,32 @@ function depsWith(search: (req: SearchRequest, signal: AbortSignal) => Promise<n
     globalScoreLimit: (fn) => fn(),
     checkpoint: async (ctx: RunContext, events: RunEventInput[]) => {
       checkpoints.push({ step: ctx.step, stop: ctx.stop?.reason ?? null, events: events.map((e) => e.type) });
+      written.push(...events.map((e) => ({ ...e, writtenAt: Date.now() })));
       return { cancelRequested: false };
     },
     onCancelRequested: () => controller.abort(new Error('cancelled')),
   };
-  return { deps, checkpoints, controller };
+  return { deps, checkpoints, written, controller };
 }
 
-test('the expansion is saved with the retrieval that follows it, in one checkpoint', async () => {
-  const { deps, checkpoints } = depsWith(async () => []);
+test('the expansion is saved with the retrieval that follows it, in one checkpoint, with the time it ended', async () => {
+  let searchedAt = 0;
+  const { deps, checkpoints, written } = depsWith(async () => {
+    searchedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return [];
+  });
   const end = await runWorkflow(start(), deps, { opening: [{ type: 'run.started', data: {} }] });
   assert.equal(end.stop?.reason, 'exhausted');
   assert.deepEqual(checkpoints, [
     { step: 'expand', stop: null, events: ['run.started', 'iteration.started'] },
     { step: 'retrieve', stop: 'exhausted', events: ['queries.expanded', 'candidates.retrieved'] },
   ]);
+  // Written after the retrieval, the expansion's event still says when the expansion ended: before the search began.
+  const expanded = written.find((e) => e.type === 'queries.expanded')!;
+  assert.ok(expanded.at !== undefined && expanded.at <= searchedAt, `ended ${expanded.at}, search began ${searchedAt}`);
+  assert.ok(expanded.writtenAt - expanded.at >= 25, 'and it was written after the 30 ms retrieval');
+  assert.equal(written.find((e) => e.type === 'candidates.retrieved')!.at, undefined, 'an event written when it happens needs no time of its own');
 });
 
 test('a run stopped during retrieval keeps its expansion: the folded checkpoint is written before the workflow gives up', async () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import type { Agents } from '../../src/agents/types.js';
+import { initialContext } from '../../src/matching/context.js';
+import { createRunQueue } from '../../src/runs/run-queue.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
 import { gate, startTestWorker } from '../support/worker.js';
@@ -172,6 +174,23 @@ test('events page oldest first with after= and nextCursor', async () => {
   assert.equal(types.at(-1), 'run.stopped');
   const tail = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?after=${all.length - 1}`, headers: rt.auth() })).json();
   assert.deepEqual(tail.items.map((e: { seq: number }) => e.seq), [all.length]);
+});
+
+test('an event written after it happened (a folded step’s) is stamped with when it happened, by the database clock', async () => {
+  const run = (await startRun({ role: GO_ROLE, maxIterations: 1 })).json();
+  const queue = createRunQueue(rt.db, { workerId: 'events-test', leaseMs: 60_000, maxAttempts: 3 });
+  const claimed = await queue.claim();
+  assert.equal(claimed?.id, run.id);
+  const ctx = { ...initialContext({ runId: run.id, orgId: claimed!.orgId, engine: claimed!.engine, role: GO_ROLE, params: claimed!.params }), step: 'rerank' as const };
+  await queue.checkpoint(ctx, [
+    { type: 'queries.expanded', data: { iteration: 1 }, at: Date.now() - 5_000 },
+    { type: 'candidates.retrieved', data: { iteration: 1 } },
+  ]);
+  await queue.finish({ ...ctx, stop: { reason: 'exhausted', iteration: 1, reasoning: 'test' } }, 'succeeded', { reason: 'exhausted', iteration: 1, reasoning: 'test' }, null, {});
+  const items = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?limit=100`, headers: rt.auth() })).json().items as Array<{ type: string; at: string }>;
+  const at = (type: string) => Date.parse(items.find((e) => e.type === type)!.at);
+  const gap = at('candidates.retrieved') - at('queries.expanded');
+  assert.ok(gap >= 4_900 && gap <= 5_500, `the expansion is stamped ${gap} ms before the retrieval written with it`);
 });
 
 test('cancel: a running run stops at the next boundary keeping what it had; a finished run answers 409', async () => {
