@@ -43,6 +43,25 @@ export interface EntryWrite {
   iteration: number;
 }
 
+type EventInput = { type: string; data: Record<string, unknown>; at?: number };
+
+/**
+ * The INSERT of a statement's events, numbered after the run's event_seq as the CTE r returned it (already moved
+ * on by their count). Each is stamped with the database's clock, earlier by how long ago it happened if it says
+ * (`at`): the worker's clock measures only the delay, so the two clocks need not agree.
+ */
+function eventsInsertSql(runId: string, types: string, data: string, agoMs: string): string {
+  return `INSERT INTO run_events (run_id, seq, type, data, at)
+     SELECT ${runId}, r.event_seq - cardinality(${types}::text[]) + i.ord, i.type, i.data, now() - i.ago_ms * interval '1 millisecond'
+     FROM r, unnest(${types}::text[], ${data}::jsonb[], ${agoMs}::float8[]) WITH ORDINALITY AS i(type, data, ago_ms, ord)`;
+}
+
+/** The three array parameters eventsInsertSql reads: types, data, and how many milliseconds ago each happened. */
+function eventColumns(events: EventInput[]): [string[], string[], number[]] {
+  const now = Date.now();
+  return [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), events.map((e) => (e.at === undefined ? 0 : Math.max(0, now - e.at)))];
+}
+
 export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: number; maxAttempts: number }) {
   const { workerId, leaseMs, maxAttempts } = opts;
 
@@ -136,27 +155,15 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
      * An event is stamped with the database's clock, earlier by how long ago it happened if it says (`at`): the
      * worker's clock measures only the delay, so the two clocks need not agree.
      */
-    async checkpoint(ctx: RunContext, events: Array<{ type: string; data: Record<string, unknown>; at?: number }> = []): Promise<{ cancelRequested: boolean }> {
-      const now = Date.now();
+    async checkpoint(ctx: RunContext, events: EventInput[] = []): Promise<{ cancelRequested: boolean }> {
       const r = await db.query<{ cancel: boolean }>(
         `WITH r AS (
            UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + cardinality($5::text[])
            WHERE id = $1 AND lease_owner = $2 AND status = 'running'
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
-         e AS (
-           INSERT INTO run_events (run_id, seq, type, data, at)
-           SELECT $1, r.event_seq - cardinality($5::text[]) + i.ord, i.type, i.data, now() - i.ago_ms * interval '1 millisecond'
-           FROM r, unnest($5::text[], $6::jsonb[], $7::float8[]) WITH ORDINALITY AS i(type, data, ago_ms, ord))
+         e AS (${eventsInsertSql('$1', '$5', '$6', '$7')})
          SELECT cancel FROM r`,
-        [
-          ctx.runId,
-          workerId,
-          JSON.stringify(ctx),
-          JSON.stringify(progressOf(ctx)),
-          events.map((e) => e.type),
-          events.map((e) => JSON.stringify(e.data)),
-          events.map((e) => (e.at === undefined ? 0 : Math.max(0, now - e.at))),
-        ],
+        [ctx.runId, workerId, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(events)],
       );
       if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
       return { cancelRequested: r.rows[0].cancel };
@@ -235,21 +242,28 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       error: { title: string; detail: string } | null,
       /** The trail's run.finished row, written with the outcome it records. */
       finished: Record<string, unknown>,
+      /** Events that lead to the final context (its last step's), written before the run's own last event. */
+      events: EventInput[] = [],
     ): Promise<void> {
+      const all = [
+        ...events,
+        {
+          type: status === 'failed' ? 'run.failed' : 'run.stopped',
+          data: { reason: stop.reason, iteration: stop.iteration, reasoning: stop.reasoning, ...(error ? { error: error.title } : {}) },
+        },
+      ];
       await db.withTransaction(async (tx) => {
         const r = await tx.query(
-          `UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
-             lease_owner = NULL, lease_expires_at = NULL, version = version + 1
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
-          [ctx.runId, workerId, status, JSON.stringify(stop), error ? JSON.stringify(error) : null, JSON.stringify(ctx), JSON.stringify(progressOf(ctx))],
+          `WITH r AS (
+             UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
+               lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[])
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+             RETURNING event_seq),
+           e AS (${eventsInsertSql('$1', '$8', '$9', '$10')})
+           SELECT 1 FROM r`,
+          [ctx.runId, workerId, status, JSON.stringify(stop), error ? JSON.stringify(error) : null, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(all)],
         );
         if (r.rowCount === 0) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
-        await appendEvent(tx, ctx.runId, status === 'failed' ? 'run.failed' : 'run.stopped', {
-          reason: stop.reason,
-          iteration: stop.iteration,
-          reasoning: stop.reasoning,
-          ...(error ? { error: error.title } : {}),
-        });
         await insertTraceRows(tx, [{ runId: ctx.runId, orgId: ctx.orgId, kind: 'run.finished', candidateId: null, data: finished, at: new Date() }]);
       });
     },

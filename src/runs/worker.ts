@@ -115,6 +115,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     error: { title: string; detail: string } | null,
     runLog: Logger,
     startedAt: Date,
+    /** The events of the workflow's last checkpoint, which the finish writes (see drive). */
+    closing: RunEventInput[] = [],
   ) {
     // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
     await deps.journal.flush();
@@ -125,7 +127,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       scored: ctx.scored.length,
       unscored: ctx.unscoredIds.length,
       durationMs: Date.now() - startedAt.getTime(),
-    });
+    }, closing);
     deps.metrics.runsFinished.inc({ status, reason: stop.reason });
     if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
     runLog.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
@@ -166,6 +168,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // A retrieval follows the first model call: what it reads once per organisation is loaded meanwhile.
     deps.search.warm(run.orgId);
     let stepStarted = Date.now();
+    // The workflow's last checkpoint (its context has a stop) is written by the finish, with the run's end: the
+    // context once instead of twice in a row, and a statement less between the last answer and the finished run.
+    let closing: RunEventInput[] = [];
     try {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
@@ -198,6 +203,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
             }
           }
           stepStarted = Date.now();
+          if (c.stop) {
+            closing = [...closing, ...events];
+            return { cancelRequested: false };
+          }
           return queue.checkpoint(c, events);
         },
         trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
@@ -209,7 +218,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         },
         globalScoreLimit: (fn) => globalScoreLimit(fn),
       }, { opening: [opening] });
-      await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog, run.startedAt);
+      await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog, run.startedAt, closing);
     } catch (err) {
       const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);
       const cause = interrupted.cause;
