@@ -9,10 +9,14 @@ COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
+# MALLOC_MMAP_THRESHOLD_: glibc serves allocations of 1 MiB and more (ingestion's large statements and bodies) from
+# mmap and returns them on free; by default the threshold grows after such a free and the memory stays resident
+# (docs/operations.md, Memory).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

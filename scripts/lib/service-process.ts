@@ -32,7 +32,9 @@ async function freePort(): Promise<number> {
 }
 
 /** The same defaults as openRuntime(): the service's own limits out of the measurement, warnings only. */
-export const SERVICE_DEFAULTS: Record<string, string> = { PROCESS_ROLE: 'all', ...SCRIPT_SERVICE_ENV };
+/** The allocator setting the Dockerfile ships with (docs/operations.md, Memory): the service is measured as it runs there. */
+export const SHIPPED_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '1048576' };
+export const SERVICE_DEFAULTS: Record<string, string> = { PROCESS_ROLE: 'all', ...SHIPPED_ENV, ...SCRIPT_SERVICE_ENV };
 
 export interface ProcMemory {
   /** Resident set now, and its high-water mark since the process started (VmRSS, VmHWM). */
