@@ -32,7 +32,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The allocator setting the Dockerfile ships with (docs/operations.md, Memory): the service is measured as it runs there. */
-export const SHIPPED_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '1048576' };
+const SHIPPED_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '1048576' };
 
 /** The same defaults as openRuntime() (the service's own limits out of the measurement, warnings only), as shipped. */
 export const SERVICE_DEFAULTS: Record<string, string> = { PROCESS_ROLE: 'all', ...SHIPPED_ENV, ...SCRIPT_SERVICE_ENV };

@@ -1,8 +1,8 @@
 // The five steps of a round, each (context) => context: expand, retrieve, rerank, score, reflect.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentCallContext, Agents } from '../agents/types.js';
+import { turnByTurn } from '../llm/dispatch.js';
 import type { EntryWrite } from '../runs/run-queue.js';
 import type { SearchHit, SearchRequest } from '../retrieval/search.js';
 import { bestScore, emptyRound, strongCount, type RunContext, type StepName } from './context.js';
@@ -131,11 +131,8 @@ const score: Step = async (ctx, deps) => {
     if (failed) throw failed;
   };
   const perRun = pLimit(ctx.params.scoreLimit);
-  // One request is built per turn of the event loop (the prompt, the SDK's request, the socket write: about a
-  // millisecond each): each leaves as soon as it is built instead of all after the last, and answers and statements
-  // of other runs are handled in between rather than after fifteen in a row.
-  let dispatched = Promise.resolve();
-  const nextDispatch = () => (dispatched = dispatched.then(() => nextTurn()));
+  // One scorer request is built per turn of the event loop.
+  const nextDispatch = turnByTurn();
   const results = await Promise.allSettled(
     todo.map((id) =>
       perRun(async () => {

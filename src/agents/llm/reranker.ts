@@ -1,6 +1,6 @@
 // The LLM reranker: listwise over batches of candidates, answers limited to the batch's own labels, merged deterministically.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
+import { turnByTurn } from '../../llm/dispatch.js';
 import { StructuredOutputError } from '../../llm/errors.js';
 import type { RetrievedCandidate } from '../../matching/domain.js';
 import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
@@ -86,16 +86,10 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
       if (unique.length === 0 || input.limit < 1) return { orderedIds: [] };
       const batches = toBatches(unique, RERANK_BATCH_SIZE);
       // Batches run concurrently (the process-wide limiter and the run's budget bound them); results merge by batch
-      // index. One request is built per turn of the event loop (thirty excerpts fenced and rendered, the SDK's
-      // request: about a millisecond each): the first leaves as soon as it is built, not after the last of up to
-      // nine, and other runs' answers are handled in between.
-      let dispatched = Promise.resolve();
-      const rankings = await Promise.all(
-        batches.map((batch, i) => {
-          if (i > 0) dispatched = dispatched.then(() => nextTurn());
-          return dispatched.then(() => rankBatch(input, batch, i, ctx));
-        }),
-      );
+      // index. The first request is built at once, each next one a turn of the event loop later (thirty excerpts
+      // fenced and rendered: the first leaves without waiting for the last of up to nine).
+      const nextTurn = turnByTurn();
+      const rankings = await Promise.all(batches.map((batch, i) => (i === 0 ? Promise.resolve() : nextTurn()).then(() => rankBatch(input, batch, i, ctx))));
       return { orderedIds: mergeRankings(rankings, input.limit) };
     },
     // One more than the excerpt shows, so a resume that was cut still reads as cut.
