@@ -310,3 +310,19 @@ test('shutdown hands back what it cannot finish in the grace period; another wor
     assert.equal(done.status, 'succeeded');
   });
 });
+
+test('a run for a stored role starts without a body, with every parameter at its default', async () => {
+  const role = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: GO_ROLE });
+  assert.equal(role.statusCode, 201, role.body);
+  const url = `/v1/roles/${role.json().id}/matching-runs`;
+  // As `curl -X POST` and `fetch(url, { method: 'POST' })` send it: no body, no content type.
+  for (const headers of [rt.auth(), { ...rt.auth(), 'content-length': '0' }]) {
+    const res = await rt.app!.inject({ method: 'POST', url, headers });
+    assert.equal(res.statusCode, 202, res.body);
+    const defaults = (await rt.app!.inject({ method: 'POST', url, headers: rt.auth(), payload: {} })).json().params;
+    assert.deepEqual(res.json().params, defaults);
+  }
+  // A body that is there must still be an object of known parameters.
+  const bad = await rt.app!.inject({ method: 'POST', url, headers: { ...rt.auth(), 'content-type': 'application/json' }, payload: '[]' });
+  assert.equal(bad.statusCode, 400, bad.body);
+});

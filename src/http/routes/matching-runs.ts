@@ -97,7 +97,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       summary: 'Start a matching run for a stored role',
       params: IdParamsSchema,
       headers: IdempotencyHeadersSchema,
-      body: CreateRunForRoleBodySchema.optional(),
+      // Every parameter has a default, so no body is needed: fastify hands a missing body over as null.
+      body: CreateRunForRoleBodySchema.nullish(),
       response: accepted,
     },
     handler: async (request, reply) => {
