@@ -23,17 +23,28 @@ export async function openMigratedDatabase(config: Config, logger: Logger, opts:
   }
 }
 
+// Shorter keys are accepted (the operator chose it; API.md sets no length) but can be guessed: the boot says so.
+const SHORT_KEY = 20;
+
 /**
  * On first boot: register BOOTSTRAP_API_KEY for organisation "default", or generate a key and
  * print it once on stdout (not through the logger: keys never enter log pipelines).
  */
-export async function ensureBootstrapKey(db: Database, config: Config, print: (line: string) => void): Promise<void> {
+export async function ensureBootstrapKey(
+  db: Database,
+  config: Config,
+  print: (line: string) => void,
+  logger?: Pick<Logger, 'warn'>,
+): Promise<void> {
   await db.withTransaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(7242412)');
     const keys = createApiKeyStore(tx);
     if ((await keys.count()) > 0) return;
     if (config.BOOTSTRAP_API_KEY) {
       await keys.register('default', config.BOOTSTRAP_API_KEY);
+      if (config.BOOTSTRAP_API_KEY.length < SHORT_KEY) {
+        logger?.warn(`BOOTSTRAP_API_KEY is shorter than ${SHORT_KEY} characters and could be guessed; prefer a generated one (cli create-api-key)`);
+      }
       return;
     }
     const { key } = await keys.create('default');

@@ -19,7 +19,11 @@ export const ENV_SCHEMA = z.object({
     .describe('how long a process trusts a verified API key or a finished run it served without re-reading; 0: always re-read'),
   DB_CONNECTION_TIMEOUT_MS: int(100, 600_000).default(10_000).describe('how long a query waits for a free pool connection'),
   PROCESS_ROLE: z.enum(['api', 'worker', 'all']).default('all').describe('api, worker, or both in one process'),
-  BOOTSTRAP_API_KEY: z.string().min(20).max(200).optional().describe('registered for organisation "default" on first boot'),
+  BOOTSTRAP_API_KEY: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('registered for organisation "default" on first boot; any length, a warning below 20 characters'),
   LLM_BASE_URL: z.url().optional().describe('any OpenAI-compatible endpoint'),
   LLM_API_KEY: z.string().optional().describe('key for LLM_BASE_URL'),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini').describe('default chat model for every agent (must be in config/models.json)'),

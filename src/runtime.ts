@@ -36,7 +36,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
   const logger = opts.logger ?? pino(loggerOptions(config.LOG_LEVEL));
   const db = await openMigratedDatabase(config, logger, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   try {
-    await ensureBootstrapKey(db, config, opts.print ?? ((line) => process.stdout.write(`${line}\n`)));
+    await ensureBootstrapKey(db, config, opts.print ?? ((line) => process.stdout.write(`${line}\n`)), logger);
     const metrics = createMetrics();
     // Embedding calls of the llm embedder are ledger rows like any other model call.
     const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger });

@@ -100,6 +100,33 @@ test('the OpenAPI document lists every path of the contract', async () => {
   assert.equal((await rt.app!.inject({ url: '/docs' })).statusCode < 400, true);
 });
 
+test('the OpenAPI document says what the routes answer: problem documents, headers, which routes need no key', async () => {
+  const doc = (await rt.app!.inject({ url: '/docs/json' })).json();
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: object; headers?: object }> }>>)) {
+    for (const [method, op] of Object.entries(operations)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) >= 400) assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], `${method} ${path} ${status}`);
+      }
+      const needsKey = path.startsWith('/v1/');
+      assert.equal(op.security === undefined || op.security.length > 0, needsKey, `${method} ${path}: security`);
+      if (needsKey) assert.ok(op.responses['503'] && op.responses['401'], `${method} ${path}: 401 and 503`);
+    }
+  }
+  const poll = doc.paths['/v1/matching-runs/{id}'].get;
+  assert.deepEqual(Object.keys(poll.responses['200'].headers).sort(), ['ETag', 'Retry-After']);
+  assert.ok(poll.responses['304'].headers.ETag);
+  assert.ok(poll.parameters.some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'if-none-match'));
+  for (const path of ['/v1/matching-runs', '/v1/roles/{id}/matching-runs']) {
+    assert.deepEqual(Object.keys(doc.paths[path].post.responses['202'].headers).sort(), ['ETag', 'Location', 'Retry-After']);
+  }
+  assert.equal(doc.paths['/v1/roles/{id}/matching-runs'].post.requestBody.required, false);
+  assert.equal(doc.paths['/v1/matching-runs'].post.requestBody.required, true);
+  assert.ok(doc.paths['/v1/roles'].post.responses['201'].headers.Location);
+  assert.deepEqual(Object.keys(doc.paths['/metrics'].get.responses['200'].content), ['text/plain; version=0.0.4']);
+  // Served twice, the same document (no header or parameter added twice).
+  assert.deepEqual((await rt.app!.inject({ url: '/docs/json' })).json(), doc);
+});
+
 test('metrics are Prometheus text', async () => {
   const res = await rt.app!.inject({ url: '/metrics' });
   assert.equal(res.statusCode, 200);
@@ -116,5 +143,17 @@ test('while shutting down new requests get 503', async () => {
     assert.equal(res.json().status, 503);
   } finally {
     rt.services.lifecycle.closing = false;
+  }
+});
+
+test('a short BOOTSTRAP_API_KEY is registered, with a warning that it could be guessed', async () => {
+  const short = await startTestRuntime({ PROCESS_ROLE: 'api', BOOTSTRAP_API_KEY: 'test-key' });
+  try {
+    assert.equal((await short.app!.inject({ url: '/v1/roles', headers: short.auth('test-key') })).statusCode, 200);
+    const warning = short.logs.find((l) => l.level === 40 && /BOOTSTRAP_API_KEY is shorter than 20/.test(String(l.msg)));
+    assert.ok(warning, 'the boot warns');
+    assert.doesNotMatch(short.logText(), /test-key/, 'the key itself is not logged');
+  } finally {
+    await short.close();
   }
 });
