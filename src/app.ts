@@ -20,6 +20,7 @@ import { registerAuth } from './http/auth.js';
 import { fastValidatorCompiler } from './http/validation.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
+import { completeDocument } from './http/openapi.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
 import { securityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
@@ -113,7 +114,8 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    // What the route schemas cannot say (problem media type, headers, routes without a key): src/http/openapi.ts.
+    transformObject: (documentObject) => completeDocument(jsonSchemaTransformObject(documentObject)),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 

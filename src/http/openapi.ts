@@ -1,0 +1,76 @@
+// What the route schemas cannot say about the contract, added to the generated OpenAPI document: the problem media
+// type of errors, response headers (ETag, Retry-After, Location), If-None-Match, the routes that need no key, the
+// Prometheus text of /metrics, the optional body of a stored role's run, and the 503 of a service shutting down.
+import { PROBLEM_CONTENT_TYPE } from './problem.js';
+
+interface Operation {
+  security?: unknown[];
+  parameters?: Array<Record<string, unknown>>;
+  requestBody?: { required?: boolean };
+  responses?: Record<string, Response>;
+}
+interface Response {
+  description?: string;
+  content?: Record<string, unknown>;
+  headers?: Record<string, Header>;
+}
+interface Header {
+  description: string;
+  schema: { type: 'string' | 'integer' };
+}
+type Document = { paths?: Record<string, Record<string, Operation>> };
+
+const header = (description: string, type: Header['schema']['type'] = 'string'): Header => ({ description, schema: { type } });
+const ETAG = header('The run\'s version; send it back as If-None-Match to be answered 304 while nothing changed.');
+const RETRY_AFTER_RUN = header('Seconds to wait before polling again; only while the run is unfinished.', 'integer');
+const LOCATION_RUN = header('The run: /v1/matching-runs/{id}.');
+const RUN_STARTED = { Location: LOCATION_RUN, ETag: ETAG, 'Retry-After': RETRY_AFTER_RUN };
+
+/** Response headers by operation ("method path") and status. */
+const RESPONSE_HEADERS: Record<string, Record<string, Record<string, Header>>> = {
+  'post /v1/matching-runs': { 202: RUN_STARTED },
+  'post /v1/roles/{id}/matching-runs': { 202: RUN_STARTED },
+  'get /v1/matching-runs/{id}': { 200: { ETag: ETAG, 'Retry-After': RETRY_AFTER_RUN }, 304: { ETag: ETAG, 'Retry-After': RETRY_AFTER_RUN } },
+  'post /v1/matching-runs/{id}/cancel': { 202: { ETag: ETAG, 'Retry-After': RETRY_AFTER_RUN } },
+  'post /v1/roles': { 201: { Location: header('The role: /v1/roles/{id}.') } },
+};
+
+const NO_KEY = new Set(['/healthz', '/readyz', '/metrics']);
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+export function completeDocument<T>(generated: T): T {
+  const doc = generated as Document;
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(operations)) {
+      const responses = (op.responses ??= {});
+      if (NO_KEY.has(path)) op.security = [];
+      else responses['503'] ??= { description: 'The service is shutting down; retry shortly.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+      for (const [status, response] of Object.entries(responses)) {
+        // Errors are problem documents (RFC 9457), with their own media type.
+        if (Number(status) >= 400 && response.content?.['application/json']) {
+          response.content = { [PROBLEM_CONTENT_TYPE]: response.content['application/json'] };
+        }
+        if (status === '401') response.headers = { ...response.headers, 'WWW-Authenticate': header('Bearer') };
+        if (status === '429') response.headers = { ...response.headers, 'Retry-After': header('Seconds until the allowance is renewed.', 'integer') };
+        const extra = RESPONSE_HEADERS[`${method} ${path}`]?.[status];
+        if (extra) response.headers = { ...response.headers, ...extra };
+      }
+      if (method === 'get' && path === '/v1/matching-runs/{id}') {
+        responses['304'] = { ...responses['304'], description: 'Not modified: the run is as the ETag in If-None-Match names it.' };
+        const parameters = (op.parameters ??= []);
+        if (!parameters.some((p) => p.name === 'if-none-match')) parameters.push({
+          in: 'header',
+          name: 'if-none-match',
+          required: false,
+          description: 'The ETag of the run as last seen.',
+          schema: { type: 'string' },
+        });
+      }
+      // Every parameter of a run has a default: no body is needed.
+      if (method === 'post' && path === '/v1/roles/{id}/matching-runs' && op.requestBody) op.requestBody.required = false;
+    }
+  }
+  const metrics = doc.paths?.['/metrics']?.get?.responses?.['200'];
+  if (metrics) metrics.content = { 'text/plain; version=0.0.4': { schema: { type: 'string' } } };
+  return generated;
+}
