@@ -116,7 +116,8 @@ export const ListRunsQuerySchema = z.object({
 
 export const EventsQuerySchema = z.object({
   after: z.coerce.number().int().min(0).max(2_147_483_647).default(0).describe('Return events with seq greater than this.'),
-  limit: z.coerce.number().int().min(1).max(100).default(100),
+  // The contract's default for every list (API.md, Conventions).
+  limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional().describe('The nextCursor of the previous page (same as after=<last seq>).'),
 });
 
