@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { SkillList, Timestamp, text } from '../http/schemas.js';
 
 export const MAX_CANDIDATES_PER_REQUEST = 500;
-// 500 candidates of up to 100,000 characters each must fit; every other route stays at 1 MiB.
+// 500 candidates of up to 100,000 plain ASCII characters each fit (multi-byte or escaped text takes more bytes, and
+// the 413 says to send smaller batches); every other route stays at 1 MiB.
 export const CANDIDATE_BODY_LIMIT = 64 * 1024 * 1024;
 
 export const CandidateInputSchema = z

@@ -31,6 +31,15 @@ const CLIENT_SQLSTATES: Record<string, string> = {
 // An array of 20,000 bad items must not become a 20,000-entry answer: the first ones are enough to act on.
 const MAX_FIELD_ERRORS = 50;
 
+/** What a client can do about a 413: the route's limit in bytes, and for candidates, smaller batches. */
+function tooLarge(request: FastifyRequest): string {
+  const limit = request.routeOptions.bodyLimit;
+  const size = limit >= 1024 * 1024 ? `${Math.round(limit / (1024 * 1024))} MiB` : `${limit} bytes`;
+  // 500 resumes of 100,000 characters fit as plain ASCII; accented or escaped text takes more bytes per character.
+  const hint = request.routeOptions.url === '/v1/candidates' ? ' Send the candidates in smaller batches.' : '';
+  return `The request body is larger than this route accepts (${size} of JSON).${hint}`;
+}
+
 export function sendProblem(reply: FastifyReply, status: number, code: string, title: string, detail: string, errors?: FieldError[]) {
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem(status, code, title, detail, errors));
 }
@@ -54,7 +63,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, 400, 'validation_failed', 'Invalid request', 'The request does not match the schema; see errors.', errors);
     }
     const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
-    if (known) return sendProblem(reply, known.status, known.code, known.title, err.message);
+    if (known) return sendProblem(reply, known.status, known.code, known.title, known.status === 413 ? tooLarge(request) : err.message);
     const state = sqlState(err);
     if (state && CLIENT_SQLSTATES[state]) {
       return sendProblem(reply, 400, 'bad_request', 'Bad request', CLIENT_SQLSTATES[state]);

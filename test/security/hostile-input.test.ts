@@ -33,6 +33,8 @@ interface Case {
   status?: number;
   /** An entry of `errors` must carry exactly this path. */
   path?: string;
+  /** What the problem's detail must say. */
+  detail?: RegExp;
 }
 
 const roleWith = (patch: Record<string, unknown>) => ({ ...ROLE, ...patch });
@@ -60,9 +62,9 @@ const CASES: Case[] = [
   { name: 'text/plain', method: 'POST', url: '/v1/roles', body: 'title=x', headers: { 'content-type': 'text/plain' }, status: 415 },
   { name: 'XML', method: 'POST', url: '/v1/candidates', body: '<candidates/>', headers: { 'content-type': 'application/xml' }, status: 415 },
   { name: 'form-encoded', method: 'POST', url: '/v1/matching-runs', body: 'roleId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415 },
-  { name: 'a role over 1 MiB', method: 'POST', url: '/v1/roles', body: JSON.stringify(roleWith({ description: 'x'.repeat(1_100_000) })), status: 413 },
+  { name: 'a role over 1 MiB', method: 'POST', url: '/v1/roles', body: JSON.stringify(roleWith({ description: 'x'.repeat(1_100_000) })), status: 413, detail: /larger than this route accepts \(1 MiB/ },
   { name: 'a run over 1 MiB', method: 'POST', url: '/v1/matching-runs', body: JSON.stringify({ role: roleWith({ description: 'x'.repeat(1_100_000) }) }), status: 413 },
-  { name: 'candidates over 64 MiB', method: 'POST', url: '/v1/candidates', body: `{"candidates":[{"externalId":"b","resume":"${'x'.repeat(65 * 1024 * 1024)}"}]}`, status: 413 },
+  { name: 'candidates over 64 MiB', method: 'POST', url: '/v1/candidates', body: `{"candidates":[{"externalId":"b","resume":"${'x'.repeat(65 * 1024 * 1024)}"}]}`, status: 413, detail: /\(64 MiB of JSON\)\. Send the candidates in smaller batches/ },
   { name: 'arrays nested 100,000 deep', method: 'POST', url: '/v1/roles', body: '['.repeat(100_000) + ']'.repeat(100_000), status: 400 },
   { name: 'objects nested 50,000 deep in a field', method: 'POST', url: '/v1/roles', body: `{"title":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)},"description":"x"}`, status: 400, path: 'body.title' },
   { name: '__proto__ key', method: 'POST', url: '/v1/roles', body: '{"title":"x","description":"y","__proto__":{"isAdmin":true}}', status: 400 },
@@ -149,6 +151,7 @@ test('hostile JSON and parameters: each answers a quick 4xx problem document, wr
     const body = res.json();
     for (const field of ['type', 'title', 'detail'] as const) assert.equal(typeof body[field], 'string', `${what}: ${field}`);
     assert.equal(body.status, res.statusCode, what);
+    if (c.detail) assert.match(body.detail, c.detail, what);
     if (c.path) assert.ok(body.errors?.some((e: { path: string }) => e.path === c.path), `${what}: expected an error at ${c.path}`);
     assert.ok((body.errors?.length ?? 0) <= 50, `${c.name}: the error list is bounded`);
     assert.ok(ms < 3000, `${c.name}: answered in ${Math.round(ms)} ms`);
