@@ -108,6 +108,10 @@ test('ETag: 304 while nothing changed, a new tag once the run moved; Retry-After
     assert.equal(moved.headers['retry-after'], undefined, 'a finished run has no polling hint');
     const settled = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: { ...rt.auth(), 'if-none-match': moved.headers.etag as string } });
     assert.equal(settled.statusCode, 304);
+    // `*` matches whatever version the run is at (RFC 9110): a GET with it is answered 304.
+    const any = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: { ...rt.auth(), 'if-none-match': '*' } });
+    assert.equal(any.statusCode, 304);
+    assert.equal(any.headers.etag, moved.headers.etag);
   });
 });
 

@@ -37,10 +37,10 @@ function etagOf(runId: string, version: number): string {
   return `"${runId.slice(0, 8)}-${version}"`;
 }
 
-/** If-None-Match names this ETag (a list, weak or strong). */
+/** If-None-Match names this ETag (a list, weak or strong), or is `*`: any current version (RFC 9110, 13.1.2). */
 function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
-  return ifNoneMatch === etag || ifNoneMatch.split(',').some((s) => s.trim().replace(/^W\//, '') === etag);
+  return ifNoneMatch === etag || ifNoneMatch.split(',').some((s) => s.trim() === '*' || s.trim().replace(/^W\//, '') === etag);
 }
 
 /** Sends JSON serialized earlier (by the same schema); fastify passes a Buffer through untouched. */
