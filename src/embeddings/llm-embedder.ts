@@ -1,5 +1,5 @@
 // The endpoint's embeddings: batched, through our retry layer and concurrency cap, one ledger row per attempt.
-import { estimateTokens } from '../llm/budget.js';
+import { estimateTokens, reportedTokens } from '../llm/budget.js';
 import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
@@ -74,9 +74,10 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               const { data, request_id } = await deps.client.embeddings
                 .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout: settings.timeoutMs, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
                 .withResponse();
-              // Servers that omit usage are charged at our conservative estimate.
-              const promptTokens = data.usage?.prompt_tokens ?? estimateTokens(batch.join('\n'));
-              const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt };
+              // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
+              const reported = reportedTokens(data.usage?.prompt_tokens);
+              const promptTokens = reported ?? estimateTokens(batch.join('\n'));
+              const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt, ...(reported === null ? { tokensEstimated: true } : {}) };
               const vectors = [...data.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
               const bad = vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.find((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
               await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId);

@@ -42,6 +42,15 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3);
 }
 
+/**
+ * A token count as a provider reported it, if it is one: a non-negative safe integer. Anything else (negative,
+ * fractional, NaN, huge, a string) is null, and the caller charges its own estimate instead: a bad count must
+ * neither credit a budget nor break the metrics' counters.
+ */
+export function reportedTokens(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
 /** A call's worst case: estimated prompt (all uncached) plus the full completion allowance, at the model's prices. */
 export function worstCase(model: ChatModelSpec, promptText: string, maxTokens: number): { tokens: number; costUsd: number } {
   const promptTokens = estimateTokens(promptText);

@@ -9,7 +9,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { LimitFunction } from 'p-limit';
 import { pino, type Logger } from 'pino';
-import { estimateTokens, worstCase, type Budget, type Reservation } from './budget.js';
+import { estimateTokens, reportedTokens, worstCase, type Budget, type Reservation } from './budget.js';
 import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
@@ -108,6 +108,35 @@ function failureOutcome(failure: FailureClass): LedgerOutcome {
   return 'error';
 }
 
+/** What the model emitted, as text to estimate from: content, refusal and every tool call's name and arguments. */
+export function emittedText(message: unknown): string {
+  // Read defensively: a non-conforming server may send arguments as an object, null, or no function at all.
+  const text = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : (JSON.stringify(v) ?? ''));
+  const m = (message ?? {}) as { content?: unknown; refusal?: unknown; tool_calls?: unknown };
+  const calls = Array.isArray(m.tool_calls)
+    ? m.tool_calls.map((c) => {
+        const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+        return text(f?.name) + text(f?.arguments);
+      })
+    : [];
+  return text(m.content) + text(m.refusal) + calls.join('');
+}
+
+/**
+ * An answer's usage: the provider's counts where they are valid (non-negative safe integers), our estimate where
+ * they are missing or not (the prompt at the reservation's estimate, the answer by what it emitted). `estimated`
+ * says the ledger row carries an estimate of ours.
+ */
+export function answerUsage(reported: ChatCompletion['usage'] | undefined, promptText: string, message: unknown): { usage: Omit<CallUsage, 'costUsd'>; estimated: boolean } {
+  const prompt = reportedTokens(reported?.prompt_tokens);
+  const completion = reportedTokens(reported?.completion_tokens);
+  const promptTokens = prompt ?? estimateTokens(promptText);
+  const completionTokens = completion ?? estimateTokens(emittedText(message));
+  // Cached tokens are part of the prompt: never more than it, and none when the prompt is our estimate.
+  const cachedTokens = prompt === null ? 0 : Math.min(reportedTokens(reported?.prompt_tokens_details?.cached_tokens) ?? 0, promptTokens);
+  return { usage: { promptTokens, cachedTokens, completionTokens }, estimated: prompt === null || completion === null };
+}
+
 /** Marks an error this module already wrote a ledger row for. */
 class RecordedFailure extends Error {}
 
@@ -192,17 +221,11 @@ export function createChatCaller(deps: ChatCallerDeps) {
               requestId = request_id;
               const latencyMs = now() - started;
               const choice = data.choices[0];
-              const content = choice?.message.content ?? '';
-              const usage = {
-                // Some local servers omit usage; then the prompt is charged at our estimate and the answer by its length.
-                promptTokens: data.usage?.prompt_tokens ?? estimateTokens(promptText),
-                cachedTokens: data.usage?.prompt_tokens_details?.cached_tokens ?? 0,
-                completionTokens: data.usage?.completion_tokens ?? estimateTokens(content),
-              };
+              const { usage, estimated } = answerUsage(data.usage, promptText, choice?.message);
               const cost = costUsd(model, usage);
               spent.tokens += usage.promptTokens + usage.completionTokens;
               spent.costUsd += cost;
-              const row = { ...base, ...usage, costUsd: cost, latencyMs, requestId, attempt };
+              const row = { ...base, ...usage, costUsd: cost, latencyMs, requestId, attempt, ...(estimated ? { tokensEstimated: true } : {}) };
               const exchange = { model: model.id, attempt, request: body, response: data, requestId, latencyMs };
               if (!choice) {
                 await record({ ...row, outcome: 'error', error: 'answer had no choices' }, log);

@@ -47,20 +47,31 @@ export interface LlmEngineDeps {
 
 /** The ledger as the model layer sees it: every attempt becomes a row (and moves the run's totals) and the metrics. */
 export function createUsageSink(deps: { usage?: Pick<UsageLedger, 'record'>; metrics?: LlmMetrics; logger?: LlmLogger }): LedgerSink {
+  function observe(m: LlmMetrics, entry: LedgerEntry): void {
+    const labels = { agent: entry.agent, model: entry.model };
+    // A budget row is a call that was never sent: it has no duration worth a histogram sample.
+    if (entry.outcome !== 'budget') m.modelCallDuration.observe({ ...labels, outcome: entry.outcome }, entry.latencyMs / 1000);
+    m.modelTokens.inc({ ...labels, kind: 'prompt' }, entry.promptTokens);
+    m.modelTokens.inc({ ...labels, kind: 'cached' }, entry.cachedTokens);
+    m.modelTokens.inc({ ...labels, kind: 'completion' }, entry.completionTokens);
+    m.modelCost.inc({ ...labels, outcome: entry.outcome }, entry.costUsd);
+  }
   return {
     async record(entry: LedgerEntry): Promise<void> {
-      const m = deps.metrics;
-      if (m) {
-        const labels = { agent: entry.agent, model: entry.model };
-        // A budget row is a call that was never sent: it has no duration worth a histogram sample.
-        if (entry.outcome !== 'budget') m.modelCallDuration.observe({ ...labels, outcome: entry.outcome }, entry.latencyMs / 1000);
-        m.modelTokens.inc({ ...labels, kind: 'prompt' }, entry.promptTokens);
-        m.modelTokens.inc({ ...labels, kind: 'cached' }, entry.cachedTokens);
-        m.modelTokens.inc({ ...labels, kind: 'completion' }, entry.completionTokens);
-        m.modelCost.inc({ ...labels, outcome: entry.outcome }, entry.costUsd);
+      // The ledger row first: it is what usage and budgets are read back from. Metrics are updated whatever the
+      // write did, and a metrics failure (prom-client throws on a negative increment) never loses the row.
+      try {
+        if (deps.usage) await deps.usage.record(entry);
+        else deps.logger?.info({ entry }, 'model call (no ledger store configured)');
+      } finally {
+        if (deps.metrics) {
+          try {
+            observe(deps.metrics, entry);
+          } catch (err) {
+            deps.logger?.error({ err, entry }, 'model call metrics update failed');
+          }
+        }
       }
-      if (deps.usage) await deps.usage.record(entry);
-      else deps.logger?.info({ entry }, 'model call (no ledger store configured)');
     },
   };
 }

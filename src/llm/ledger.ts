@@ -19,6 +19,11 @@ export interface LedgerEntry {
   /** 1-based attempt within one call (retries of the same request); 0 for a call refused before any attempt. */
   attempt: number;
   error?: string;
+  /**
+   * The token counts (and so the cost) are our estimate, not the provider's: an answer without valid usage, or an
+   * attempt that failed after its request was sent (charged its estimated prompt). Absent means false.
+   */
+  tokensEstimated?: boolean;
 }
 
 export interface LedgerSink {

@@ -173,3 +173,51 @@ test('refused and truncated answers are recorded with their own outcomes', async
   assert.equal(truncated.finishReason, 'length');
   assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['refused', 'truncated']);
 });
+
+test('usage that is not a non-negative safe integer is replaced by our estimate: it never credits the budget', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  h.server.script(
+    fakeReply.text('ok', { promptTokens: -5_000_000, completionTokens: 1 }),
+    fakeReply.text('ok', { promptTokens: 10, completionTokens: 2.5, cachedTokens: 50 }),
+  );
+  const budget = createBudget({ maxTokens: 10_000, maxCostUsd: 0.01 });
+  await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100, budget });
+  await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100, budget });
+  const [negative, fractional] = h.ledger.entries();
+  assert.ok(negative!.promptTokens > 0, `prompt ${negative!.promptTokens}`);
+  assert.equal(negative!.completionTokens, 1, 'the valid count is kept');
+  assert.ok(negative!.costUsd > 0);
+  assert.equal(negative!.tokensEstimated, true);
+  assert.equal(fractional!.promptTokens, 10);
+  assert.equal(fractional!.cachedTokens, 10, 'cached tokens are part of the prompt, never more than it');
+  assert.equal(fractional!.completionTokens, 1, "'ok' estimated at one token");
+  assert.equal(fractional!.tokensEstimated, true);
+  const left = budget.remaining();
+  assert.ok(left.tokens < 10_000 && left.costUsd < 0.01, `remaining ${JSON.stringify(left)}`);
+});
+
+test('an answer without usage is charged by what it emitted, tool-call arguments included', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const args = JSON.stringify({ skillsAny: Array.from({ length: 20 }, (_, i) => `skill-name-number-${i}`) });
+  const body = JSON.stringify({
+    id: 'x', object: 'chat.completion', created: 0, model: 'fake-chat',
+    choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null,
+      message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'evaluate_filters', arguments: args } }] } }],
+  });
+  h.server.script({ type: 'raw', status: 200, body, headers: { 'content-type': 'application/json' } });
+  await h.caller.call({ agent: 'queryExpander', orgId: ORG, runId: null, messages: hello, maxTokens: 800 });
+  const entry = h.ledger.entries()[0]!;
+  assert.equal(entry.completionTokens, Math.ceil(('evaluate_filters' + args).length / 3));
+  assert.ok(entry.promptTokens > 0);
+  assert.equal(entry.tokensEstimated, true);
+});
+
+test('an answer with valid usage is not marked estimated', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  h.server.script(fakeReply.text('ok', { promptTokens: 10, completionTokens: 1 }));
+  await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 });
+  assert.equal(h.ledger.entries()[0]!.tokensEstimated, undefined);
+});
