@@ -35,7 +35,9 @@ export const ENV_SCHEMA = z.object({
   LLM_TIMEOUT_MS: int(1000, 600_000).default(60_000).describe('timeout of one model request'),
   LLM_MAX_RETRIES: int(0, 10).default(3).describe('retries of a retryable model failure (our layer only; the SDK retries none)'),
   LLM_REASK_LIMIT: int(0, 5).default(1).describe('re-asks after an invalid structured answer'),
-  LLM_CONCURRENCY: int(1, 1000).default(32).describe('process-wide cap on model requests in flight'),
+  LLM_CONCURRENCY: int(1, 1000)
+    .default(32)
+    .describe('process-wide cap on model requests in flight: chat and embedding requests together (both go to LLM_BASE_URL)'),
   MODEL_REGISTRY_PATH: z.string().min(1).default('config/models.json').describe('pinned model registry'),
   MATCH_ENGINE: z.enum(['llm', 'heuristic', 'auto']).default('auto').describe('auto: llm when LLM_BASE_URL is set'),
   EMBEDDINGS: z.enum(['local', 'llm']).default('local').describe('local (deterministic, offline) or the endpoint'),

@@ -1,5 +1,6 @@
 // One running instance of the service: database, services, HTTP app and worker, started and stopped together.
 import type { FastifyInstance } from 'fastify';
+import pLimit from 'p-limit';
 import { pino, type Logger } from 'pino';
 import { createAgentsFactory } from './agents/create-agents.js';
 import { buildApp } from './app.js';
@@ -38,10 +39,12 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
   try {
     await ensureBootstrapKey(db, config, opts.print ?? ((line) => process.stdout.write(`${line}\n`)), logger);
     const metrics = createMetrics();
+    // One cap on model requests in flight for the process: chat and embedding requests go to the same LLM_BASE_URL.
+    const modelLimiter = pLimit(config.LLM_CONCURRENCY);
     // Embedding calls of the llm embedder are ledger rows like any other model call.
-    const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger });
+    const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger, limiter: modelLimiter });
     await ensureVectorIndex(db, embedder.model, embedder.dimension);
-    const services = await createServices(config, { db, logger, embedder, metrics });
+    const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter });
     const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
     const worker =
       config.PROCESS_ROLE === 'api'

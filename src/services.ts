@@ -1,4 +1,5 @@
 // Composes stores and services from config and a database: plain factories, no container.
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import { createJournal } from './audit/journal.js';
 import { createApiKeyStore } from './auth/api-keys.js';
@@ -19,6 +20,8 @@ export interface ServiceDeps {
   logger: Logger;
   embedder: Embedder;
   metrics?: Metrics;
+  /** The process's one cap on model requests in flight (chat and embeddings alike); runtime.ts shares it with the embedder. */
+  modelLimiter?: LimitFunction;
 }
 
 export async function createServices(config: Config, deps: ServiceDeps) {
@@ -39,6 +42,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
     logger,
     metrics,
     embedder,
+    modelLimiter: deps.modelLimiter ?? pLimit(config.LLM_CONCURRENCY),
     lifecycle,
     apiKeys,
     candidateStore,

@@ -21,7 +21,11 @@ const MODEL_VARIABLES: Record<string, string> = {
 };
 
 /** Boot check for the llm engine: the pinned registry loads and knows every configured model, or the boot stops. */
-export function createConfiguredLlmEngine(config: Config, services: Pick<Services, 'usage' | 'journal' | 'metrics' | 'logger'>, pool: PoolInsight): LlmEngine {
+export function createConfiguredLlmEngine(
+  config: Config,
+  services: Pick<Services, 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
+  pool: PoolInsight,
+): LlmEngine {
   const registry = loadPinnedRegistry(config.MODEL_REGISTRY_PATH);
   try {
     assertAgentModels(registry, config.llm);
@@ -40,6 +44,8 @@ export function createConfiguredLlmEngine(config: Config, services: Pick<Service
     logger: services.logger,
     pool,
     concurrency: config.LLM_CONCURRENCY,
+    // Shared with the embedder: LLM_CONCURRENCY caps chat and embedding requests together.
+    limiter: services.modelLimiter,
   });
 }
 

@@ -1,5 +1,5 @@
 // Chooses the embedder from config: the offline local one, or the endpoint's embeddings.
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../config.js';
 import type { LlmLogger } from '../llm/chat.js';
 import { createLlmClient } from '../llm/client.js';
@@ -13,6 +13,11 @@ export interface EmbedderDeps {
   usage?: Pick<UsageLedger, 'record'>;
   metrics?: LlmMetrics;
   logger?: LlmLogger;
+  /**
+   * The process's one model-request limiter (LLM_CONCURRENCY), shared with the chat caller: embeddings go to the
+   * same LLM_BASE_URL, so they count against the same cap. Without it (the CLI's re-embed) the embedder has its own.
+   */
+  limiter?: LimitFunction;
 }
 
 export function createEmbedder(config: Config, deps: EmbedderDeps = {}): Embedder {
@@ -22,8 +27,8 @@ export function createEmbedder(config: Config, deps: EmbedderDeps = {}): Embedde
     client: createLlmClient(config.llm),
     registry: loadPinnedRegistry(config.MODEL_REGISTRY_PATH),
     settings: config.llm,
-    ledger: createUsageSink(deps),
+    ledger: createUsageSink({ usage: deps.usage, metrics: deps.metrics, logger: deps.logger }),
     logger: deps.logger,
-    limiter: pLimit(config.LLM_CONCURRENCY),
+    limiter: deps.limiter ?? pLimit(config.LLM_CONCURRENCY),
   });
 }

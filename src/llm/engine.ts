@@ -1,11 +1,9 @@
-// The LLM engine: one client, one concurrency-capped chat caller, the ledger-backed sink, and a budget per claimed run.
+// The LLM engine: one client, a chat caller capped by the process's model-request limiter, the ledger-backed sink, and a budget per claimed run.
 import { existsSync } from 'node:fs';
 import type OpenAI from 'openai';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { createLlmAgents } from '../agents/llm/index.js';
 import type { AgentCallContext, Agents, PoolInsight } from '../agents/types.js';
-import type { Embedder } from '../embeddings/embedder.js';
-import { createLlmEmbedder } from '../embeddings/llm-embedder.js';
 import type { Metrics } from '../metrics.js';
 import { createBudget } from './budget.js';
 import { createChatCaller, type ChatCaller, type LlmLogger } from './chat.js';
@@ -39,8 +37,13 @@ export interface LlmEngineDeps {
   metrics?: LlmMetrics;
   logger?: LlmLogger;
   pool: PoolInsight;
-  /** Process-wide cap on model requests in flight (LLM_CONCURRENCY), shared by chat and embeddings. */
+  /** Process-wide cap on model requests in flight (LLM_CONCURRENCY); used when no limiter is given. */
   concurrency: number;
+  /**
+   * The process's one model-request limiter, shared with the embedder (runtime.ts builds it): chat and embedding
+   * requests go to the same server, so LLM_CONCURRENCY caps them together. Without it the engine has its own.
+   */
+  limiter?: LimitFunction;
   /** Tests and callers that already hold the process's client pass it; otherwise one is built from settings. */
   client?: OpenAI;
 }
@@ -105,11 +108,10 @@ export function isBudgetError(err: unknown): boolean {
 export function createLlmEngine(deps: LlmEngineDeps) {
   const settings = (): LlmSettings => (typeof deps.settings === 'function' ? deps.settings() : deps.settings);
   const client = deps.client ?? createLlmClient(settings());
-  const limiter = pLimit(deps.concurrency);
+  const limiter = deps.limiter ?? pLimit(deps.concurrency);
   const ledger = createUsageSink({ usage: deps.usage, metrics: deps.metrics, logger: deps.logger });
   const caller: ChatCaller = createChatCaller({ client, registry: deps.registry, settings, ledger, logger: deps.logger, limiter });
   const agents: Agents = createLlmAgents({ caller, pool: deps.pool, logger: deps.logger, metrics: deps.metrics });
-  let embedder: Embedder | null = null;
 
   return {
     agents,
@@ -134,10 +136,6 @@ export function createLlmEngine(deps: LlmEngineDeps) {
       return { signal, runId: run.id, orgId: run.orgId, budget, deadline };
     },
     isBudgetError,
-    /** The endpoint's embeddings over the same client, limiter and ledger; built on first use. */
-    get embedder(): Embedder {
-      return (embedder ??= createLlmEmbedder({ client, registry: deps.registry, settings, ledger, logger: deps.logger, limiter }));
-    },
   };
 }
 
