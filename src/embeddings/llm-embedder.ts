@@ -4,7 +4,7 @@ import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
-import { classifyFailure, withRetry } from '../llm/retry.js';
+import { classifyFailure, mayBeBilled, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 
@@ -70,6 +70,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           limit(async () => {
             attempts = attempt;
             const started = now();
+            // As in chat.ts: a signal aborted already is refused by the SDK before anything is sent.
+            const abortedBeforeSend = opts.signal?.aborted === true;
             try {
               const { data, request_id } = await deps.client.embeddings
                 .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout: settings.timeoutMs, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
@@ -88,7 +90,13 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               const failure = classifyFailure(err);
               const outcome = failure.kind === 'rate_limited' || failure.kind === 'quota' ? 'rate_limited' : failure.kind === 'timeout' ? 'timeout' : 'error';
               const requestId = (err as { requestID?: string | null }).requestID ?? null;
-              await record({ promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0, latencyMs: now() - started, outcome, requestId, attempt, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) }, orgId);
+              // Sent and never answered (timeout, abort, connection lost after sending): the provider may bill it,
+              // so it is charged its estimated input, and the row says the figure is ours.
+              const promptTokens = !abortedBeforeSend && mayBeBilled(err, failure) ? estimateTokens(batch.join('\n')) : 0;
+              const charge = promptTokens > 0
+                ? { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), tokensEstimated: true }
+                : { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
+              await record({ ...charge, latencyMs: now() - started, outcome, requestId, attempt, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) }, orgId);
               throw err;
             }
           }),

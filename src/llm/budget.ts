@@ -10,8 +10,10 @@ import { costUsd, type ChatModelSpec } from './model-registry.js';
  * and likewise for cost at the model's prices. That is zero when, for every call, the provider's prompt
  * tokens are <= ceil(requestChars / 3) (true for English/JSON; CJK text, emoji and long digit runs can
  * exceed it) and its completion tokens are <= max_tokens (OpenAI enforces it; some local servers do not).
- * Calls are bounded exactly: maxCalls is never exceeded. Not counted at all: attempts that timed out on our
- * side but that the provider may still bill (their usage is unknown to us and recorded as 0).
+ * Calls are bounded exactly: maxCalls is never exceeded. An attempt that was sent and never answered (our timeout,
+ * an abort, a connection lost after sending, a 504) is charged its estimated prompt, as the provider may bill it;
+ * its completion is unknown and not counted, so each retry of such an attempt can overshoot by what the provider
+ * generated for it.
  */
 
 export interface Spend {

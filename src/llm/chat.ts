@@ -12,8 +12,8 @@ import { pino, type Logger } from 'pino';
 import { estimateTokens, reportedTokens, worstCase, type Budget, type Reservation } from './budget.js';
 import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
-import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
-import { classifyFailure, withRetry, type FailureClass } from './retry.js';
+import { costUsd, type ChatModelSpec, type ModelRegistry, type ModelSpec } from './model-registry.js';
+import { classifyFailure, mayBeBilled, withRetry, type FailureClass } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 
 export type ResponseFormat = NonNullable<ChatCompletionCreateParamsNonStreaming['response_format']>;
@@ -137,6 +137,12 @@ export function answerUsage(reported: ChatCompletion['usage'] | undefined, promp
   return { usage: { promptTokens, cachedTokens, completionTokens }, estimated: prompt === null || completion === null };
 }
 
+/** What a sent, unanswered attempt is charged: its estimated prompt (no completion is known), at the model's price. */
+export function failedAttemptCharge(model: ModelSpec, promptText: string): CallUsage {
+  const promptTokens = estimateTokens(promptText);
+  return { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model, { promptTokens, completionTokens: 0 }) };
+}
+
 /** Marks an error this module already wrote a ledger row for. */
 class RecordedFailure extends Error {}
 
@@ -214,6 +220,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
             const started = now();
             const timeout = deadline === undefined ? settings.timeoutMs : Math.max(1, Math.min(settings.timeoutMs, Math.floor(deadline - started)));
             let requestId: string | null = null;
+            // A signal aborted already is refused by the SDK before anything is sent: such an attempt costs nothing.
+            const abortedBeforeSend = req.signal?.aborted === true;
             try {
               const { data, request_id } = await deps.client.chat.completions
                 .create(body, { signal: req.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
@@ -242,7 +250,15 @@ export function createChatCaller(deps: ChatCallerDeps) {
               const errorRequestId = (err as { requestID?: string | null }).requestID ?? requestId;
               const message = err instanceof Error ? err.message.slice(0, 1000) : String(err);
               const latencyMs = now() - started;
-              await record({ ...base, ...zero, latencyMs, outcome: failureOutcome(failure), requestId: errorRequestId, attempt, error: message }, log);
+              // A request that was sent and never answered may still be billed (a slow provider bills every timed-out
+              // attempt): it is charged its estimated prompt, the reservation's estimate, and the row says so.
+              const charged = !abortedBeforeSend && mayBeBilled(err, failure) ? failedAttemptCharge(model, promptText) : null;
+              if (charged) {
+                spent.tokens += charged.promptTokens;
+                spent.costUsd += charged.costUsd;
+              }
+              const usage = charged ? { ...charged, tokensEstimated: true } : zero;
+              await record({ ...base, ...usage, latencyMs, outcome: failureOutcome(failure), requestId: errorRequestId, attempt, error: message }, log);
               await report(req, {
                 model: model.id,
                 attempt,

@@ -74,6 +74,44 @@ export function classifyFailure(err: unknown): FailureClass {
   return fail('other', false);
 }
 
+// Connection failures raised before a request is on the wire (no socket, no route, no name): nothing reached the provider.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+function errorCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a failed attempt may still be billed: its request was sent and we stopped waiting before any answer
+ * told us it was not processed. Providers bill a request they processed whether or not its answer reached us.
+ *   - our timeout, an abort during the request, a connection lost after connecting (reset, hang-up), a 504
+ *     (a gateway gave up on an upstream that may still be generating): billable;
+ *   - an HTTP error answer otherwise (4xx, 429, 500, 502, 503): the provider refused or failed the request
+ *     and does not bill it; a 408 means it never had the whole request;
+ *   - a connection never made (refused, no route, unknown host), or a failure that is not the SDK's: not sent.
+ * The caller knows one more case: a signal already aborted before the request is never sent (the SDK checks it).
+ */
+export function mayBeBilled(err: unknown, failure: FailureClass = classifyFailure(err)): boolean {
+  switch (failure.kind) {
+    case 'aborted':
+      return true;
+    case 'timeout':
+      return failure.status === null;
+    case 'connection': {
+      const code = errorCode((err as { cause?: unknown }).cause);
+      return code === undefined || !NOT_SENT_CODES.has(code);
+    }
+    case 'server':
+      return failure.status === 504;
+    default:
+      return false;
+  }
+}
+
 /** Full jitter: uniform in [0, min(maxMs, baseMs * 2^(attempt-1))], so synchronized clients spread out. */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));

@@ -140,6 +140,10 @@ export const UsageQuerySchema = z.object({
 
 const usageFigures = {
   llmCalls: z.number().int(),
+  estimatedCalls: z
+    .number()
+    .int()
+    .describe('of llmCalls, attempts whose tokens and cost are our estimate: answers without usage, and requests sent but never answered (timeouts, aborts), charged their estimated prompt'),
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
   costUsd: z.number(),

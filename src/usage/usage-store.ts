@@ -35,12 +35,13 @@ export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: u
     param((r) => r.attempt, 'int'),
     param((r) => r.error?.slice(0, 1000) ?? null, 'text'),
     param((r) => r.at, 'timestamptz'),
+    param((r) => r.tokensEstimated === true, 'bool'),
   ];
   const ctes = [
     ...leading,
     `call AS (
          INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
-                                  cost_usd, latency_ms, outcome, request_id, attempt, error, created_at)
+                                  cost_usd, latency_ms, outcome, request_id, attempt, error, created_at, tokens_estimated)
          SELECT * FROM unnest(${columns.join(', ')})
          RETURNING run_id, prompt_tokens, completion_tokens, cost_usd)`,
     `totals AS (
@@ -83,9 +84,9 @@ export function createUsageStore(db: Queryable) {
     },
 
     async report(orgId: string, from: Date, to: Date, groupBy: UsageGroup) {
-      const r = await db.query<{ key: string; calls: number; prompt: number; completion: number; cost: number }>(
-        `SELECT ${GROUP_KEYS[groupBy]} AS key, count(*)::int AS calls, sum(prompt_tokens)::bigint AS prompt,
-                sum(completion_tokens)::bigint AS completion, sum(cost_usd)::numeric AS cost
+      const r = await db.query<{ key: string; calls: number; estimated: number; prompt: number; completion: number; cost: number }>(
+        `SELECT ${GROUP_KEYS[groupBy]} AS key, count(*)::int AS calls, count(*) FILTER (WHERE tokens_estimated)::int AS estimated,
+                sum(prompt_tokens)::bigint AS prompt, sum(completion_tokens)::bigint AS completion, sum(cost_usd)::numeric AS cost
          FROM model_calls WHERE org_id = $1 AND created_at >= $2 AND created_at < $3
          GROUP BY 1 ORDER BY 1`,
         [orgId, from, to],
@@ -93,6 +94,7 @@ export function createUsageStore(db: Queryable) {
       const items = r.rows.map((x) => ({
         key: x.key,
         llmCalls: x.calls,
+        estimatedCalls: x.estimated,
         promptTokens: Number(x.prompt),
         completionTokens: Number(x.completion),
         costUsd: Number(x.cost),
@@ -100,11 +102,12 @@ export function createUsageStore(db: Queryable) {
       const total = items.reduce(
         (t, i) => ({
           llmCalls: t.llmCalls + i.llmCalls,
+          estimatedCalls: t.estimatedCalls + i.estimatedCalls,
           promptTokens: t.promptTokens + i.promptTokens,
           completionTokens: t.completionTokens + i.completionTokens,
           costUsd: t.costUsd + i.costUsd,
         }),
-        { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+        { llmCalls: 0, estimatedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
       );
       total.costUsd = Math.round(total.costUsd * 1e6) / 1e6;
       return { items, total };

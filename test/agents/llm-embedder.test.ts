@@ -66,3 +66,15 @@ test('an unknown or chat model as embedding model fails at construction, naming 
   h.setSettings({ embeddingModel: 'fake-chat' });
   assert.throws(() => createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger }), /embedder.*fake-chat/);
 });
+
+test('an embedding attempt lost after sending is charged its estimated input; a refused one is not', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  h.server.script(fakeReply.drop(), fakeReply.serverError(503));
+  await h.embedder.embed(['rust engineer'], { orgId: ORG });
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens, e.tokensEstimated ?? false]), [
+    ['error', Math.ceil('rust engineer'.length / 3), true],
+    ['error', 0, false],
+    ['ok', h.ledger.entries()[2]!.promptTokens, false],
+  ]);
+});

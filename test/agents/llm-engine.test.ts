@@ -205,3 +205,28 @@ test('the reranker reads resumes only as far as it shows them, and its requests 
   assert.ok(excerpts.every((v) => v.text.length <= 2 * limit), 'excerpts are bounded');
   assert.equal(await sentWith(excerpts), await sentWith(await store.views(orgId, idList)));
 });
+
+test('an attempt lost after sending is an estimated ledger row: the run totals and a resumed budget count it', async () => {
+  const { e, usage } = engine();
+  const run = await newRun({ maxTokens: 200_000, maxCostUsd: 2 });
+  const ctx = await e.callContextFor(run, new AbortController().signal, Date.now() + 60_000);
+  const tokens = { promptTokens: 1000, cachedTokens: 0, completionTokens: 200 };
+  server.script(fakeReply.drop(), fakeReply.json(scoreAnswer(validSubscores), tokens));
+  assert.equal((await e.agents.scorer.score({ role, candidate: view('c1', 'Rust engineer') }, ctx)).status, 'scored');
+  const r = (
+    await db.query<{ outcome: string; prompt_tokens: number; cost_usd: number; tokens_estimated: boolean }>(
+      'SELECT outcome, prompt_tokens, cost_usd::float8 AS cost_usd, tokens_estimated FROM model_calls WHERE run_id = $1 ORDER BY id',
+      [run.id],
+    )
+  ).rows;
+  assert.deepEqual(r.map((x) => [x.outcome, x.tokens_estimated]), [['error', true], ['ok', false]]);
+  const lost = r[0]!.prompt_tokens;
+  assert.ok(lost > 0);
+  const totals = await usage.runTotals(run.id);
+  assert.equal(totals.tokens, lost + 1200);
+  assert.deepEqual(ctx.budget!.snapshot().spent.tokens, lost + 1200);
+  const resumed = await e.callContextFor(run, new AbortController().signal, Date.now() + 60_000);
+  assert.equal(resumed.budget!.snapshot().spent.tokens, lost + 1200);
+  const runRow = (await db.query<{ prompt_tokens: number }>('SELECT prompt_tokens FROM matching_runs WHERE id = $1', [run.id])).rows[0]!;
+  assert.equal(runRow.prompt_tokens, lost + 1000);
+});

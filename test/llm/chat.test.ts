@@ -221,3 +221,53 @@ test('an answer with valid usage is not marked estimated', async (t) => {
   await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 });
   assert.equal(h.ledger.entries()[0]!.tokensEstimated, undefined);
 });
+
+test('attempts that timed out after sending are charged their estimated prompt: ledger and budget alike', async (t) => {
+  const h = await setupLlm({ settings: { timeoutMs: 1_000, maxRetries: 2 } });
+  t.after(h.close);
+  // The provider answers after our timeout: it processed (and bills) every attempt.
+  h.server.setHandler(() => fakeReply.slow(1_300, fakeReply.text('late', { promptTokens: 10_000, completionTokens: 500 })));
+  const messages = [{ role: 'user' as const, content: 'x'.repeat(30_000) }];
+  const budget = createBudget({ maxTokens: 1_000_000 });
+  await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: 'r', messages, maxTokens: 500, budget }), ModelCallError);
+  assert.equal(h.server.requests.length, 3);
+  const rows = h.ledger.entries();
+  assert.deepEqual(rows.map((e) => [e.outcome, e.tokensEstimated, e.completionTokens]), [['timeout', true, 0], ['timeout', true, 0], ['timeout', true, 0]]);
+  const prompt = rows[0]!.promptTokens;
+  assert.ok(prompt >= 10_000, `estimated prompt ${prompt}`);
+  assert.equal(rows[0]!.costUsd, prompt / 1e6, 'fake-chat input is $1 per MTok');
+  assert.deepEqual(budget.snapshot().spent, { tokens: 3 * prompt, costUsd: 3 * rows[0]!.costUsd, calls: 1 });
+  assert.equal(budget.snapshot().openReservations, 0);
+});
+
+test('a connection lost after sending and an abort during the request are charged; refused requests are not', async (t) => {
+  const h = await setupLlm({ settings: { maxRetries: 0 } });
+  t.after(h.close);
+  h.server.script(fakeReply.drop(), fakeReply.hang(), fakeReply.serverError(503), fakeReply.rateLimited());
+  const budget = createBudget({ maxTokens: 1_000_000 });
+  const send = (signal?: AbortSignal) => h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, budget, signal });
+  await assert.rejects(send()); // connection reset after the request was sent
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 100);
+  await assert.rejects(send(abort.signal)); // aborted while the provider works on it
+  await assert.rejects(send()); // 503: the provider answered that it did not process it
+  await assert.rejects(send()); // 429
+  await assert.rejects(send(AbortSignal.abort())); // aborted before anything was sent: no attempt at all
+  const rows = h.ledger.entries();
+  assert.deepEqual(rows.map((e) => [e.outcome, e.promptTokens > 0, e.tokensEstimated ?? false]), [
+    ['error', true, true],
+    ['error', true, true],
+    ['error', false, false],
+    ['rate_limited', false, false],
+  ]);
+  assert.equal(budget.snapshot().spent.tokens, rows[0]!.promptTokens + rows[1]!.promptTokens);
+});
+
+test('a connection refused costs nothing: the request never reached a provider', async (t) => {
+  const h = await setupLlm({ settings: { baseUrl: 'http://127.0.0.1:1/v1', maxRetries: 0 } });
+  t.after(h.close);
+  const budget = createBudget({ maxTokens: 1_000_000 });
+  await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, budget }), ModelCallError);
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens, e.costUsd, e.tokensEstimated ?? false]), [['error', 0, 0, false]]);
+  assert.equal(budget.snapshot().spent.tokens, 0);
+});

@@ -1,9 +1,9 @@
 // Retries through the real openai client against the fake provider: counts, waits, fail-fast cases and deadlines.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { APIError } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { DeadlineExceededError, ModelCallError } from '../../src/llm/errors.js';
-import { backoffDelay, retryAfterMs, withRetry } from '../../src/llm/retry.js';
+import { backoffDelay, mayBeBilled, retryAfterMs, withRetry } from '../../src/llm/retry.js';
 import { fakeReply } from '../support/fake-llm-server.js';
 import { ORG, setupLlm } from './harness.js';
 
@@ -179,4 +179,17 @@ test('withRetry does not retry what its classifier calls permanent', async () =>
   ).then(() => null, (e: unknown) => e);
   assert.ok(err instanceof TypeError);
   assert.equal(calls, 1);
+});
+
+test('mayBeBilled: sent and unanswered attempts may be billed; refused and unsent ones are not', () => {
+  const errno = (code: string) => Object.assign(new Error(code), { code });
+  const status = (s: number) => APIError.generate(s, { error: { message: 'x' } }, 'x', new Headers());
+  assert.equal(mayBeBilled(new APIConnectionTimeoutError()), true);
+  assert.equal(mayBeBilled(new APIUserAbortError()), true);
+  assert.equal(mayBeBilled(new APIConnectionError({ cause: errno('ECONNRESET') })), true);
+  assert.equal(mayBeBilled(new APIConnectionError({ cause: errno('ECONNREFUSED') })), false);
+  assert.equal(mayBeBilled(new APIConnectionError({ cause: errno('ENOTFOUND') })), false);
+  assert.equal(mayBeBilled(status(504)), true);
+  for (const s of [400, 408, 429, 500, 502, 503]) assert.equal(mayBeBilled(status(s)), false, String(s));
+  assert.equal(mayBeBilled(new TypeError('a bug before sending')), false);
 });

@@ -15,12 +15,13 @@ before(async () => {
 });
 after(() => rig.close());
 
-type LedgerSums = { calls: number; prompt: number; completion: number; cost: number; failed: number };
+type LedgerSums = { calls: number; prompt: number; completion: number; cost: number; failed: number; estimated: number };
 
 async function ledger(where: string, values: unknown[]): Promise<LedgerSums> {
   const r = await rig.rt.db.query<LedgerSums>(
     `SELECT count(*)::int AS calls, coalesce(sum(prompt_tokens), 0)::int AS prompt, coalesce(sum(completion_tokens), 0)::int AS completion,
-            coalesce(sum(cost_usd), 0)::numeric AS cost, count(*) FILTER (WHERE outcome <> 'ok')::int AS failed
+            coalesce(sum(cost_usd), 0)::numeric AS cost, count(*) FILTER (WHERE outcome <> 'ok')::int AS failed,
+            count(*) FILTER (WHERE tokens_estimated)::int AS estimated
      FROM model_calls WHERE ${where}`,
     values,
   );
@@ -30,7 +31,7 @@ async function ledger(where: string, values: unknown[]): Promise<LedgerSums> {
 async function usage(query: string, key?: string) {
   const res = await rig.rt.app!.inject({ url: `/v1/usage?${query}`, headers: rig.rt.auth(key) });
   assert.equal(res.statusCode, 200, res.body);
-  type Figures = { llmCalls: number; promptTokens: number; completionTokens: number; costUsd: number };
+  type Figures = { llmCalls: number; estimatedCalls: number; promptTokens: number; completionTokens: number; costUsd: number };
   return res.json() as { items: Array<Figures & { key: string }>; total: Figures };
 }
 
@@ -52,6 +53,7 @@ test('GET /v1/usage: every grouping totals the ledger; groups partition it', asy
   for (const groupBy of ['day', 'agent', 'model'] as const) {
     const report = await usage(`${window()}&groupBy=${groupBy}`);
     assert.equal(report.total.llmCalls, all.calls, groupBy);
+    assert.equal(report.total.estimatedCalls, all.estimated, groupBy);
     assert.equal(report.total.promptTokens, all.prompt, groupBy);
     assert.equal(report.total.completionTokens, all.completion, groupBy);
     assert.ok(Math.abs(report.total.costUsd - all.cost) < 1e-6, groupBy);
@@ -69,7 +71,7 @@ test('GET /v1/usage: every grouping totals the ledger; groups partition it', asy
 
 test('a window that holds no calls reports zero; another organisation sees none of ours', async () => {
   const empty = await usage(`from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z&groupBy=day`);
-  assert.deepEqual(empty, { items: [], total: { llmCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 } });
+  assert.deepEqual(empty, { items: [], total: { llmCalls: 0, estimatedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 } });
   const { key } = await createApiKeyStore(rig.rt.db).create('usage-other-org');
   const theirs = await usage(`${window()}&groupBy=agent`, key);
   assert.equal(theirs.total.llmCalls, 0);
