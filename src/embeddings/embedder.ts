@@ -1,10 +1,20 @@
 // The embedding port: turns texts into fixed-length vectors. Retrieval and indexing depend only on this.
+import type { Budget } from '../llm/budget.js';
 
 export interface EmbedOptions {
   /** Aborts a long batch; the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Who pays: embedders that call a model record the call in this organisation's ledger. */
   orgId?: string;
+  /**
+   * The run the texts are embedded for (a run's search queries): embedders that call a model record the call
+   * under it, so the run's usage and budget include it. Ingestion embeds for no run.
+   */
+  runId?: string | null;
+  /** The run's allowance: a model call reserves against it before it is sent, and is refused if it does not fit. */
+  budget?: Budget;
+  /** Epoch ms: no model request starts, and no retry waits, past it. */
+  deadline?: number;
 }
 
 export interface Embedder {

@@ -1,7 +1,8 @@
-// The endpoint's embeddings: batched, through our retry layer and concurrency cap, one ledger row per attempt.
-import { estimateTokens, reportedTokens } from '../llm/budget.js';
+// The endpoint's embeddings: batched, through our retry layer and concurrency cap, one ledger row per attempt;
+// for a run, within its budget and deadline and under its id.
+import { estimateTokens, reportedTokens, type Reservation } from '../llm/budget.js';
 import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
-import { DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
+import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
 import { classifyFailure, mayBeBilled, withRetry } from '../llm/retry.js';
@@ -10,7 +11,7 @@ import type { EmbedOptions, Embedder } from './embedder.js';
 
 /** OpenAI accepts up to 2048 inputs per request; 256 keeps one request's body and latency modest on any server. */
 export const EMBEDDING_BATCH_SIZE = 256;
-/** The ledger's agent name for embedding calls; they belong to no run (runId is null). */
+/** The ledger's agent name for embedding calls: a run's (its search queries, runId set) or an organisation's (ingestion). */
 export const EMBEDDER_AGENT = 'embedder';
 
 export interface LlmEmbedOptions extends EmbedOptions {
@@ -44,8 +45,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
   const limit: <T>(fn: () => Promise<T>) => Promise<T> = deps.limiter ? (fn) => deps.limiter!(fn) : (fn) => fn();
   let warnedUnattributed = false;
 
-  async function record(entry: Omit<LedgerEntry, 'orgId' | 'runId' | 'agent' | 'model'>, orgId: string | undefined): Promise<void> {
-    const full = { ...entry, orgId: orgId ?? '', runId: null, agent: EMBEDDER_AGENT, model: model!.id };
+  async function record(entry: Omit<LedgerEntry, 'orgId' | 'runId' | 'agent' | 'model'>, orgId: string | undefined, runId: string | null): Promise<void> {
+    const full = { ...entry, orgId: orgId ?? '', runId, agent: EMBEDDER_AGENT, model: model!.id };
     if (!orgId) {
       if (!warnedUnattributed) deps.logger?.warn({ agent: EMBEDDER_AGENT }, 'embedding call has no organisation: its usage is logged, not written to the ledger');
       warnedUnattributed = true;
@@ -63,26 +64,53 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
   async function embedBatch(batch: string[], opts: LlmEmbedOptions): Promise<number[][]> {
     const settings = current();
     const orgId = opts.orgId ?? deps.defaultOrgId;
+    const runId = opts.runId ?? null;
+    const deadlines = [opts.deadline, opts.budget?.deadline].filter((d): d is number => d !== undefined);
+    const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
+    // The batch's input at our conservative estimate: what a run's budget reserves, and what a lost attempt is charged.
+    const estimated = estimateTokens(batch.join('\n'));
+    const estimatedCost = costUsd(model!, { promptTokens: estimated, completionTokens: 0 });
+
+    let reservation: Reservation | null = null;
+    if (opts.budget) {
+      try {
+        reservation = opts.budget.reserve({ tokens: estimated, costUsd: estimatedCost });
+      } catch (err) {
+        if (err instanceof BudgetExceededError) {
+          const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
+          await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId);
+        }
+        throw err;
+      }
+    }
+
     let attempts = 0;
+    const spent = { tokens: 0, costUsd: 0 };
+    const charge = (row: { promptTokens: number; costUsd: number }) => {
+      spent.tokens += row.promptTokens;
+      spent.costUsd += row.costUsd;
+    };
     try {
-      return await withRetry(
+      const vectors = await withRetry(
         (attempt) =>
           limit(async () => {
             attempts = attempt;
             const started = now();
+            const timeout = deadline === undefined ? settings.timeoutMs : Math.max(1, Math.min(settings.timeoutMs, Math.floor(deadline - started)));
             // As in chat.ts: a signal aborted already is refused by the SDK before anything is sent.
             const abortedBeforeSend = opts.signal?.aborted === true;
             try {
               const { data, request_id } = await deps.client.embeddings
-                .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout: settings.timeoutMs, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
+                .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
                 .withResponse();
               // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
               const reported = reportedTokens(data.usage?.prompt_tokens);
-              const promptTokens = reported ?? estimateTokens(batch.join('\n'));
+              const promptTokens = reported ?? estimated;
               const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt, ...(reported === null ? { tokensEstimated: true } : {}) };
+              charge(row);
               const vectors = [...data.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
               const bad = vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.find((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
-              await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId);
+              await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId);
               if (bad) throw new EmbeddingShapeError(bad);
               return vectors;
             } catch (err) {
@@ -92,11 +120,12 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               const requestId = (err as { requestID?: string | null }).requestID ?? null;
               // Sent and never answered (timeout, abort, connection lost after sending): the provider may bill it,
               // so it is charged its estimated input, and the row says the figure is ours.
-              const promptTokens = !abortedBeforeSend && mayBeBilled(err, failure) ? estimateTokens(batch.join('\n')) : 0;
-              const charge = promptTokens > 0
-                ? { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), tokensEstimated: true }
+              const billed = !abortedBeforeSend && mayBeBilled(err, failure);
+              const usage = billed
+                ? { promptTokens: estimated, cachedTokens: 0, completionTokens: 0, costUsd: estimatedCost, tokensEstimated: true }
                 : { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
-              await record({ ...charge, latencyMs: now() - started, outcome, requestId, attempt, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) }, orgId);
+              charge(usage);
+              await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) }, orgId, runId);
               throw err;
             }
           }),
@@ -104,13 +133,20 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           maxRetries: settings.maxRetries,
           baseMs: settings.retryBaseMs,
           maxMs: settings.retryMaxMs,
+          deadline,
           signal: opts.signal,
           onAttempt: (r) => {
             if (r.error !== null) deps.logger?.warn({ agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding attempt failed');
           },
         },
       );
+      if (reservation) opts.budget?.settle(reservation, spent);
+      return vectors;
     } catch (err) {
+      if (reservation) {
+        if (attempts === 0) opts.budget?.release(reservation);
+        else opts.budget?.settle(reservation, spent);
+      }
       if (err instanceof DeadlineExceededError || opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
       throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: err });

@@ -84,16 +84,17 @@ export function loadPinnedRegistry(path: string): ModelRegistry {
   return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
 }
 
-// Per round: expander turns, rerank batches over retrieval plus the largest backlog, one call per scored
-// candidate, one reflection; each structured call may be re-asked. A runaway guard, not a tuning knob.
+// Per round: expander turns, the retrieval's query embedding, rerank batches over retrieval plus the largest backlog,
+// one call per scored candidate, one reflection; each structured call may be re-asked. A runaway guard, not a tuning knob.
 const EXPANDER_TURNS = 8;
+const EMBEDDING_CALLS = 1;
 const RERANK_POOL_MAX = 200;
 const RERANK_BATCH = 30;
 
 export function callCap(params: BudgetedRun['params'], reaskLimit: number): number {
   const tries = 1 + reaskLimit;
   const rerankBatches = Math.ceil((Math.max(50, params.scoreLimit * 4) + RERANK_POOL_MAX) / RERANK_BATCH);
-  const perRound = EXPANDER_TURNS + (rerankBatches + params.scoreLimit + 1) * tries;
+  const perRound = EXPANDER_TURNS + EMBEDDING_CALLS + (rerankBatches + params.scoreLimit + 1) * tries;
   return params.maxIterations * perRound;
 }
 

@@ -51,7 +51,7 @@ const expand: Step = async (ctx, deps) => {
 const retrieve: Step = async (ctx, deps) => {
   const limit = Math.max(MIN_RETRIEVE, ctx.params.scoreLimit * RETRIEVE_FACTOR);
   const hits = ctx.round.queries.length
-    ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds: ctx.seenIds, limit })
+    ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds: ctx.seenIds, limit, call: deps.callContext })
     : [];
   // The queries are recorded beside the hits: a replay serves these hits to the same queries instead of searching.
   await deps.trace('candidates.retrieved', {

@@ -2,7 +2,7 @@
 // full-text search, fused by reciprocal rank.
 import type { Database } from '../db/database.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
-import type { Embedder } from '../embeddings/embedder.js';
+import type { EmbedOptions, Embedder } from '../embeddings/embedder.js';
 import type { SearchFilters } from '../matching/domain.js';
 import { filterSql } from './filters.js';
 import { createTermRarity } from './term-rarity.js';
@@ -13,6 +13,11 @@ export interface SearchRequest {
   filters: SearchFilters;
   excludeIds: string[];
   limit: number;
+  /**
+   * The run the search is for (an AgentCallContext fits): the queries' embedding is charged to its ledger rows and
+   * budget, and stops with its signal and deadline. Without it the embedding is the organisation's.
+   */
+  call?: Pick<EmbedOptions, 'signal' | 'runId' | 'budget' | 'deadline'>;
 }
 
 export interface SearchHit {
@@ -122,7 +127,11 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
     async search(req: SearchRequest): Promise<SearchHit[]> {
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];
-      const vectors = await embedder.embed(queries, { orgId: req.orgId });
+      const call = req.call;
+      const vectors = await embedder.embed(queries, {
+        orgId: req.orgId,
+        ...(call ? { signal: call.signal, runId: call.runId, budget: call.budget, deadline: call.deadline } : {}),
+      });
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
       // Term statistics (and the pool's size) are read before the lists: the embedded server runs one statement at a time.

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLlmEmbedder, EMBEDDING_BATCH_SIZE } from '../../src/embeddings/llm-embedder.js';
+import { createBudget } from '../../src/llm/budget.js';
+import { BudgetExceededError, DeadlineExceededError } from '../../src/llm/errors.js';
 import { costUsd } from '../../src/llm/model-registry.js';
 import { fakeEmbedding, fakeReply } from '../support/fake-llm-server.js';
 import { ORG, setupLlm } from '../llm/harness.js';
@@ -77,4 +79,35 @@ test('an embedding attempt lost after sending is charged its estimated input; a 
     ['error', 0, false],
     ['ok', h.ledger.entries()[2]!.promptTokens, false],
   ]);
+});
+
+test('a run’s embedding: rows carry its id, its budget is reserved and charged, and a refusal sends nothing', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  const budget = createBudget({ maxTokens: 1_000 });
+  await h.embedder.embed(['rust engineer', 'go engineer'], { orgId: ORG, runId: 'run_1', budget });
+  const [row] = h.ledger.entries();
+  assert.equal(row!.runId, 'run_1');
+  assert.deepEqual(budget.snapshot().spent, { tokens: row!.promptTokens, costUsd: row!.costUsd, calls: 1 });
+  assert.equal(budget.snapshot().openReservations, 0);
+
+  const sent = h.server.requests.length;
+  await assert.rejects(h.embedder.embed(['x'.repeat(6_000)], { orgId: ORG, runId: 'run_1', budget }), BudgetExceededError);
+  assert.equal(h.server.requests.length, sent, 'nothing was sent');
+  assert.deepEqual(h.ledger.entries().slice(1).map((e) => [e.outcome, e.attempt, e.runId]), [['budget', 0, 'run_1']]);
+});
+
+test('a run’s embedding stops at its deadline and with its signal, without waiting out a retry', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', deadline: Date.now() - 1 }), DeadlineExceededError);
+  assert.equal(h.server.requests.length, 0);
+  // A provider that never answers: the request is bounded by the deadline, not by the 2 s timeout and its retries.
+  h.server.setHandler(() => fakeReply.hang());
+  const started = Date.now();
+  await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', deadline: Date.now() + 200 }));
+  assert.ok(Date.now() - started < 1_500, `took ${Date.now() - started} ms`);
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(new Error('cancelled')), 50);
+  await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', signal: abort.signal }), /cancelled|abort/i);
 });

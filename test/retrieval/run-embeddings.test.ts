@@ -1,0 +1,39 @@
+// A run's retrieval embeds its queries on the run's account: ledger rows under its id, in its usage and budget.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startFakeLlmServer } from '../support/fake-llm-server.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor } from '../support/runtime.js';
+import { scriptedModel } from '../support/scripted-model.js';
+
+test('EMBEDDINGS=llm: the embedding requests of a run are its ledger rows and in its usage; ingestion’s stay the organisation’s', async (t) => {
+  const fake = await startFakeLlmServer();
+  t.after(() => fake.close());
+  fake.setHandler(scriptedModel());
+  const rt = await startTestRuntime({ MATCH_ENGINE: 'llm', LLM_BASE_URL: fake.url, LLM_MODEL: 'fake-chat', EMBEDDINGS: 'llm', LLM_EMBEDDING_MODEL: 'fake-embed' });
+  t.after(() => rt.close());
+  await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool('b-') } });
+  const embeddings = () => fake.requests.filter((r) => r.path === '/v1/embeddings').length;
+  const before = embeddings();
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 2, targetStrong: 50, scoreLimit: 3 } });
+  const runId = res.json<{ id: string }>().id;
+  const run = await waitFor(async () => {
+    const r = (await rt.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: rt.auth() })).json<{ status: string; usage: { llmCalls: number; promptTokens: number } }>();
+    return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+  }, 60_000, 'the run to finish');
+  assert.equal(run.status, 'succeeded');
+  await rt.services.journal.flush();
+  const during = embeddings() - before;
+  assert.ok(during >= 2, `one embedding request per round, got ${during}`);
+
+  const rows = (
+    await rt.db.query<{ run_id: string | null; n: number; prompt: number }>(
+      `SELECT run_id, count(*)::int AS n, sum(prompt_tokens)::int AS prompt FROM model_calls WHERE agent = 'embedder' GROUP BY 1 ORDER BY 1 NULLS FIRST`,
+    )
+  ).rows;
+  assert.deepEqual(rows.map((r) => [r.run_id, r.n]), [[null, 1], [runId, during]], 'ingestion is the organisation’s, the queries the run’s');
+  const ledger = (await rt.db.query<{ n: number; prompt: number }>('SELECT count(*)::int AS n, sum(prompt_tokens)::int AS prompt FROM model_calls WHERE run_id = $1', [runId])).rows[0]!;
+  assert.equal(run.usage.llmCalls, ledger.n, 'the run’s usage counts its embedding calls');
+  assert.equal(run.usage.promptTokens, ledger.prompt);
+  assert.deepEqual(await rt.services.usage.runTotals(runId).then((x) => x.calls), ledger.n, 'a resumed budget reads them back');
+});
