@@ -25,22 +25,43 @@ export const FENCE_TAGS = [
 ] as const;
 export type FenceTag = (typeof FENCE_TAGS)[number];
 
-// Characters a model may read as angle brackets or slashes, and characters that are invisible.
+// Characters a model may read as angle brackets or slashes. Compatibility forms (full-width, small) are found by NFKD.
 const OPENERS = new Set(['<', '\uFF1C', '\uFE64', '\u2329', '\u3008', '\u27E8', '\u2039', '\u276E', '\u02C2', '\u1438']);
 const CLOSERS = new Set(['>', '\uFF1E', '\uFE65', '\u232A', '\u3009', '\u27E9', '\u203A', '\u276F', '\u02C3', '\u1433']);
 const SLASHES = new Set(['/', '\uFF0F', '\u2215', '\u2044', '\u29F8', '\u2571']);
-// Format, joiner and variation-selector code points that render as nothing.
-const INVISIBLE_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f],
-  [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0],
-];
-const isInvisible = (cp: number) => INVISIBLE_RANGES.some(([lo, hi]) => cp >= lo && cp <= hi);
-// Cyrillic and Greek look-alikes of the Latin letters in our tag names.
+// Dropped from the comparison view: anything that renders as nothing (default-ignorable and format code points:
+// joiners, variation selectors, the tag block, fillers, interlinear annotation) and every combining mark.
+const DROPPED = /^[\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}]$/u;
+/** View stand-in for a vertical stroke (palochka, capital iota …): a model may read it as I or as l. */
+const STROKE = '\x01';
+/**
+ * Look-alikes of a-z from Greek, Cyrillic, Armenian, Cherokee and Latin extensions, looked up per character
+ * BEFORE lower-casing: capital Greek Nu looks like N, its lower case ν like v. Characters NFKD already reduces to
+ * ASCII (full-width, mathematical, circled, accented) need no entry.
+ */
 const LOOKALIKES: Record<string, string> = {
-  а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', х: 'x', у: 'y', і: 'i', ѕ: 's', ј: 'j', ԁ: 'd', һ: 'h', ӏ: 'l', ԛ: 'q', ԝ: 'w', к: 'k', м: 'm', т: 't', н: 'h', в: 'b',
-  α: 'a', ε: 'e', ο: 'o', ρ: 'p', ι: 'i', κ: 'k', ν: 'v', τ: 't', υ: 'u', μ: 'm', ɡ: 'g', ı: 'i',
+  // Greek capitals and small letters.
+  Α: 'a', Β: 'b', Ε: 'e', Ζ: 'z', Η: 'h', Ι: STROKE, Κ: 'k', Μ: 'm', Ν: 'n', Ο: 'o', Ρ: 'p', Τ: 't', Υ: 'y', Χ: 'x', Ϲ: 'c', Ϳ: 'j', Ϝ: 'f',
+  α: 'a', β: 'b', γ: 'y', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', σ: 'o', τ: 't', υ: 'u', χ: 'x', ω: 'w', ϲ: 'c', ϳ: 'j',
+  ϱ: 'p', ϵ: 'e', ς: 'c',
+  // Cyrillic capitals and small letters.
+  А: 'a', В: 'b', Е: 'e', К: 'k', М: 'm', Н: 'h', О: 'o', Р: 'p', С: 'c', Т: 't', У: 'y', Х: 'x', Ѕ: 's', І: STROKE, Ј: 'j', Ӏ: STROKE,
+  Ԁ: 'd', Һ: 'h', Ԛ: 'q', Ԝ: 'w', Ү: 'y', Ь: 'b', Ԍ: 'g',
+  а: 'a', в: 'b', г: 'r', е: 'e', к: 'k', м: 'm', н: 'h', о: 'o', п: 'n', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ь: 'b', ѕ: 's',
+  і: 'i', ј: 'j', ӏ: STROKE, ԁ: 'd', һ: 'h', ԛ: 'q', ԝ: 'w', ү: 'y', ҳ: 'x', ԍ: 'g',
+  // Armenian.
+  Օ: 'o', Ս: 'u', Լ: 'l', Ց: 'g', օ: 'o', ս: 'u', ո: 'n', հ: 'h', ց: 'g', զ: 'q', ա: 'w', ք: 'p',
+  // Cherokee capitals (their lower case is a different block).
+  Ꭺ: 'a', Ᏼ: 'b', Ꭱ: 'r', Ꭵ: 'i', Ꮤ: 'w', Ꮯ: 'c', Ꭰ: 'd', Ꭼ: 'e', Ꮐ: 'g', Ꮋ: 'h', Ꭻ: 'j', Ꮶ: 'k', Ꮮ: 'l', Ꮇ: 'm', Ꮲ: 'p', Ꮪ: 's', Ꭲ: 't', Ꮩ: 'v', Ꮃ: 'w', Ꮓ: 'z',
+  // Latin extensions: small capitals, IPA and other letters that do not decompose.
+  ɑ: 'a', ɒ: 'a', ɐ: 'a', ʙ: 'b', ƅ: 'b', ɔ: 'c', ᴄ: 'c', ɗ: 'd', ᴅ: 'd', ɛ: 'e', ᴇ: 'e', ɡ: 'g', ɢ: 'g', ʜ: 'h', ɦ: 'h', ı: 'i', ɩ: 'i',
+  ɪ: 'i', ǀ: STROKE, ʝ: 'j', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ɭ: 'l', ᴍ: 'm', ɴ: 'n', ɲ: 'n', ᴏ: 'o', ɵ: 'o', ᴘ: 'p', ʀ: 'r', ɾ: 'r', ꜱ: 's', ʂ: 's',
+  ᴛ: 't', ᴜ: 'u', ʋ: 'u', ᴠ: 'v', ʌ: 'v', ᴡ: 'w', ʏ: 'y', ᴢ: 'z', ʐ: 'z', ꞯ: 'q', ȷ: 'j', ɟ: 'j', ƙ: 'k', ɱ: 'm', ɳ: 'n', ɽ: 'r',
 };
-const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', sol: '/', lowbar: '_', nbsp: ' ', hyphen: '-', dash: '-', amp: '&' };
+const NAMED_ENTITIES: Record<string, string> = {
+  lt: '<', gt: '>', lang: '\u2329', rang: '\u232A', lsaquo: '\u2039', rsaquo: '\u203A', sol: '/', frasl: '\u2044',
+  lsqb: '[', rsqb: ']', lbrack: '[', rbrack: ']', verbar: '|', lowbar: '_', nbsp: ' ', hyphen: '-', dash: '-', amp: '&',
+};
 
 // Escapes that can spell a character: HTML entities (also double-encoded), JS/JSON escapes, URL encoding.
 const ESCAPE = new RegExp(
@@ -77,14 +98,45 @@ function canonical(ch: string): string {
   const code = ch.charCodeAt(0);
   // Fast path for ASCII, which is nearly all of any resume.
   if (ch.length === 1 && code < 0x80) return code <= 0x20 ? ' ' : ch.toLowerCase();
-  if (isInvisible(ch.codePointAt(0) ?? 0)) return '';
-  if (OPENERS.has(ch)) return '<';
-  if (CLOSERS.has(ch)) return '>';
-  if (SLASHES.has(ch)) return '/';
-  if (/^\s$/u.test(ch)) return ' ';
-  let out = '';
-  for (const c of ch.normalize('NFKC').toLowerCase()) out += LOOKALIKES[c] ?? c;
+  let out = seen.get(ch);
+  if (out === undefined) {
+    // A text uses few distinct non-ASCII characters: each is normalised once, not once per occurrence.
+    if (seen.size >= MAX_SEEN) seen.clear();
+    seen.set(ch, (out = canonicalSlow(ch)));
+  }
   return out;
+}
+
+const seen = new Map<string, string>();
+const MAX_SEEN = 8192;
+
+function canonicalSlow(ch: string): string {
+  // Some look-alikes decompose to a letter that no longer looks like one (ϲ, the lunate sigma, to ς).
+  const direct = LOOKALIKES[ch];
+  if (direct !== undefined) return direct;
+  let out = '';
+  // NFKD splits accents (İ, ≮ = < + U+0338) and compatibility forms (full-width, mathematical) into base + marks.
+  for (const c of ch.normalize('NFKD')) {
+    const mapped = canonicalBase(c);
+    if (mapped !== null) {
+      out += mapped;
+      continue;
+    }
+    for (const l of c.toLowerCase().normalize('NFKD')) out += canonicalBase(l) ?? l;
+  }
+  return out;
+}
+
+/** A character after decomposition, or null when only its lower case can tell. */
+function canonicalBase(c: string): string | null {
+  const code = c.charCodeAt(0);
+  if (c.length === 1 && code < 0x80) return code <= 0x20 ? ' ' : c.toLowerCase();
+  if (DROPPED.test(c)) return '';
+  if (OPENERS.has(c)) return '<';
+  if (CLOSERS.has(c)) return '>';
+  if (SLASHES.has(c)) return '/';
+  if (/^\s$/u.test(c)) return ' ';
+  return LOOKALIKES[c] ?? null;
 }
 
 interface View {
@@ -126,12 +178,42 @@ function buildView(content: string): View {
   return { text, starts, ends };
 }
 
+// A name as the view spells it: _ may be -, space or nothing; i and l may be a vertical-stroke look-alike.
+const spelled = (name: string) => name.replace(/_/g, '[_\\- ]?').replace(/[il]/g, (c) => `[${c}\\x01]`);
 const NAME_PATTERN = [...FENCE_TAGS]
   .sort((a, b) => b.length - a.length)
-  .map((t) => t.replace(/_/g, '[_\\- ]?'))
+  .map(spelled)
   .join('|');
-// An opener, an optional slash, one of our names as a whole word, then attributes up to a closer if there is one.
-const TAG_IN_VIEW = new RegExp(`<[ ]*(/?)[ ]*(${NAME_PATTERN})(?![a-z0-9_-])(?:[^<>]{0,256}>)?|<\\|[a-z0-9_]{1,32}\\|>`, 'g');
+// Chat-template control tokens of open-weight models: Gemma's turns, Llama 2 / Mistral's <s>, <<SYS>> and [INST].
+const CONTROL_NAMES = ['start_of_turn', 'end_of_turn', 'bos', 'eos', 's'].map(spelled).join('|');
+/**
+ * Groups: (1, 2) a fence tag: an opener, an optional slash, one of our names as a whole word, then attributes up to a
+ * closer if there is one; (3, 4) <start_of_turn>, </s> …; (5, 6) <<SYS>>, <</SYS>>; (7, 8) [INST], [/INST];
+ * (9) the <|…|> form (ChatML, DeepSeek's <｜end▁of▁sentence｜>).
+ */
+const TAG_IN_VIEW = new RegExp(
+  [
+    `<[ ]*(/?)[ ]*(${NAME_PATTERN})(?![a-z0-9_\\x01-])(?:[^<>]{0,256}>)?`,
+    `<[ ]*(/?)[ ]*(${CONTROL_NAMES})[ ]*>`,
+    `<<[ ]*(/?)[ ]*(sys)[ ]*>>`,
+    `\\[[ ]*(/?)[ ]*(${spelled('inst')})[ ]*\\]`,
+    `<\\|[ ]?([a-z0-9_\u2581.-]{1,40})[ ]?\\|>`,
+  ].join('|'),
+  'g',
+);
+
+/** The canonical name of a view match: strokes resolved against the names, separators as underscores. */
+function nameOf(spelledName: string, candidates: readonly string[]): string {
+  const name = spelledName.replace(/[- \u2581]/g, '_');
+  if (!name.includes(STROKE)) return name;
+  const squash = (n: string) => n.replace(/_/g, '');
+  const target = squash(name);
+  const hit = candidates.find((c) => {
+    const t = squash(c);
+    return t.length === target.length && [...t].every((ch, i) => target[i] === ch || (target[i] === STROKE && (ch === 'i' || ch === 'l')));
+  });
+  return hit ?? name.replaceAll(STROKE, 'i');
+}
 
 export interface FenceTagMatch {
   /** Span in the original text. */
@@ -140,20 +222,29 @@ export interface FenceTagMatch {
   text: string;
   closing: boolean;
   name: string;
+  /** A chat-template control token rather than one of FENCE_TAGS. */
+  control: boolean;
 }
 
 /**
  * Every way a '<' can appear in the view, as a test on the original text: a tag (and a control token) starts
- * with one. A character maps to '<' only if it is '<' or one of OPENERS (no other code point's NFKC form
- * contains '<', checked over all of Unicode); an escape decodes to one only if it is numeric (&#, \u, \x),
- * &lt, or %3c (a percent escape decodes a single byte). A text without any of these has no tag to find,
- * which is nearly every resume: the view, a few arrays per character, need not be built at all.
+ * with one. A character maps to '<' only if it is '<', one of OPENERS or U+226E (≮, which NFKD splits into '<' and
+ * a combining mark; no other code point decomposes to something containing '<', checked over all of Unicode); an
+ * escape decodes to one only if it is numeric (&#, \u, \x), a named entity (&lt, &lang;, &lsaquo;), or %3c (a
+ * percent escape decodes a single byte). A text without any of these has no tag to find, which is nearly every
+ * resume: the view, a few arrays per character, need not be built at all. [INST] has no '<': see MAYBE_BRACKET_TOKEN.
  */
-const MAYBE_OPENER = new RegExp(`[${[...OPENERS].join('')}]|&(?:amp;)*(?:#|lt)|\\\\|%(?:25)*3c`, 'i');
+const MAYBE_OPENER = new RegExp(`[${[...OPENERS].join('')}\u226E]|&(?:amp;)*(?:#|lt|lang|lsaquo|lsqb|lbrack)|\\\\|%(?:25)*(?:3c|5b)`, 'i');
+/**
+ * Whether the text may hold [INST] or [/INST], which have no '<': a bracket (any that NFKD turns into '[') followed
+ * within 24 characters, before any closing bracket, by "inst" or by something the view may read as letters or
+ * brackets (a non-ASCII character, an escape). [EMAIL], [1] and [x] are not; [café] goes to the view, needlessly.
+ */
+const MAYBE_BRACKET_TOKEN = /[[\uFF3B\uFE47][^\]\uFF3D\uFE48\n]{0,24}?(?:[^\p{ASCII}]|[&\\%]|i[\s/]*n[\s/]*s[\s/]*t)/iu;
 
 /** Every fence-like tag (and chat-template control token) in the text, in whatever encoding or disguise. */
 export function findFenceTags(content: string): FenceTagMatch[] {
-  if (!MAYBE_OPENER.test(content)) return [];
+  if (!MAYBE_OPENER.test(content) && !MAYBE_BRACKET_TOKEN.test(content)) return [];
   const view = buildView(content);
   const found: FenceTagMatch[] = [];
   for (const m of view.text.matchAll(TAG_IN_VIEW)) {
@@ -161,8 +252,11 @@ export function findFenceTags(content: string): FenceTagMatch[] {
     const b = a + m[0].length - 1;
     const start = view.starts[a] ?? 0;
     const end = view.ends[b] ?? content.length;
-    const name = (m[2] ?? m[0].slice(2, -2)).replace(/[- ]/g, '_');
-    found.push({ start, end, text: content.slice(start, end), closing: m[1] === '/', name });
+    const control = m[2] === undefined;
+    const spelledName = m[2] ?? m[4] ?? m[6] ?? m[8] ?? m[9] ?? '';
+    const name = nameOf(spelledName, control ? ['start_of_turn', 'end_of_turn', 'bos', 'eos', 's', 'inst'] : FENCE_TAGS);
+    const slash = m[1] ?? m[3] ?? m[5] ?? m[7];
+    found.push({ start, end, text: content.slice(start, end), closing: slash === '/', name, control });
   }
   return found;
 }
@@ -177,7 +271,9 @@ export function neutraliseFenceTags(content: string): string {
     let out = '';
     let at = 0;
     for (const m of matches) {
-      out += text.slice(at, m.start) + `[${m.closing ? '/' : ''}${m.name}]`;
+      // [name] reads as a label, not a tag; [INST] itself is bracketed, so its rewrite uses parentheses.
+      const label = `${m.closing ? '/' : ''}${m.name}`;
+      out += text.slice(at, m.start) + (m.name === 'inst' ? `(${label})` : `[${label}]`);
       at = m.end;
     }
     text = out + text.slice(at);
