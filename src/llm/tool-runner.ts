@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { estimateTokens, type Budget } from './budget.js';
 import { defaultJudge, type CallUsage, type ChatCaller, type ChatRequest, type ChatResult, type LlmLogger } from './chat.js';
 import { StructuredOutputError, ToolLoopError } from './errors.js';
+import { fence, neutraliseFenceTags } from './fence.js';
 import type { AgentName } from './settings.js';
 import { addUsage, interpretAnswer, judgementOf, NO_USAGE, reaskMessages, responseFormatFor, type Interpretation } from './structured.js';
 import { ToolFailure, validateToolArguments, type ToolRegistry } from './tools.js';
@@ -67,8 +68,50 @@ const MAX_RESULT_CHARS = 20_000;
 type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'attempt_cap' | 'timeout' | 'tool_failed' | 'result_too_large';
 type ToolOutcome = { ok: true; content: string } | { ok: false; kind: ToolErrorKind; message: string; issues?: string[] };
 
+/** The name and arguments of a call as sent, without trusting its shape: the model's output is untrusted. */
+function callParts(call: ChatCompletionMessageToolCall): { id: string; type: unknown; name: string | null; args: unknown } {
+  const c = call as unknown as Record<string, unknown> | null;
+  const id = typeof c?.id === 'string' ? c.id : '';
+  const body = c?.type === 'custom' ? c.custom : c?.function;
+  const fields = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  return { id, type: c?.type, name: typeof fields.name === 'string' ? fields.name : null, args: fields.arguments };
+}
+
+/**
+ * A tool call as it goes back in the transcript: in the wire shape the provider accepts, whatever shape the model
+ * sent, so the error result that answers it can be delivered (a malformed call must not make the next turn a 400).
+ */
+function wireToolCall(call: ChatCompletionMessageToolCall): ChatCompletionMessageToolCall {
+  const { id, type, name, args } = callParts(call);
+  if (type === 'custom' && name !== null) return call;
+  if (type === 'function' && name !== null && typeof args === 'string') return call;
+  const text = typeof args === 'string' ? args : args === undefined || args === null ? '' : (JSON.stringify(args) ?? '');
+  return { id, type: 'function', function: { name: name ?? '', arguments: text } };
+}
+
 function assistantParam(m: ChatCompletionMessage): ChatCompletionAssistantMessageParam {
-  return { role: 'assistant', content: m.content ?? null, ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls } : {}) };
+  return { role: 'assistant', content: m.content ?? null, ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls.map(wireToolCall) } : {}) };
+}
+
+/**
+ * JSON of a tool result with every string in it, keys included, neutralised: results carry text users wrote (a
+ * candidate's skills) and text the model wrote (an unknown tool name, an invalid key), so a fence-like tag or a
+ * chat-template token in them is defanged, string by string, keeping the JSON well-formed.
+ */
+function neutralJson(value: unknown): string {
+  const text = JSON.stringify(value ?? null, (_key, v: unknown) => {
+    if (typeof v === 'string') return neutraliseFenceTags(v);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => neutraliseFenceTags(k) !== k)) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [neutraliseFenceTags(k), x]));
+    }
+    return v;
+  });
+  return text ?? 'null';
+}
+
+/** A tool message's content: the result's JSON inside a <tool_result> fence, like every other text the model reads as data. */
+export function renderToolResult(json: string): string {
+  return fence('tool_result', json);
 }
 
 class ToolTimeout extends Error {}
@@ -87,14 +130,16 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
   let reasks = 0;
 
   async function execute(call: ChatCompletionMessageToolCall): Promise<ToolOutcome> {
-    if (call.type !== 'function') return { ok: false, kind: 'unknown_tool', message: 'only function tools exist here' };
-    const tool = registry.find(call.function.name);
-    if (!tool) return { ok: false, kind: 'unknown_tool', message: `no tool named "${call.function.name}"; available: ${registry.names.join(', ')}` };
+    const { id, type, name, args } = callParts(call);
+    if (type !== 'function') return { ok: false, kind: 'unknown_tool', message: 'only function tools exist here' };
+    if (name === null) return { ok: false, kind: 'unknown_tool', message: `the call names no tool; available: ${registry.names.join(', ')}` };
+    const tool = registry.find(name);
+    if (!tool) return { ok: false, kind: 'unknown_tool', message: `no tool named "${name}"; available: ${registry.names.join(', ')}` };
     const runs = handlerRuns.get(tool.name) ?? 0;
     if (runs >= tool.maxAttempts) {
       return { ok: false, kind: 'attempt_cap', message: `${tool.name} may run at most ${tool.maxAttempts} time(s) here; answer with what you have` };
     }
-    const check = validateToolArguments(tool, call.function.arguments);
+    const check = validateToolArguments(tool, args);
     if (!check.ok) return { ok: false, kind: 'invalid_arguments', message: check.error, issues: check.issues };
     // Attempts count handler runs: a rejected call costs the model a turn, not one of the tool's runs.
     handlerRuns.set(tool.name, runs + 1);
@@ -109,15 +154,15 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
       }, tool.timeoutMs);
     });
     try {
-      const value = await Promise.race([tool.handler(check.args, { orgId: opts.orgId, runId: opts.runId, agent, toolCallId: call.id, signal: controller.signal }), timeout]);
-      const content = JSON.stringify(value ?? null);
+      const value = await Promise.race([tool.handler(check.args, { orgId: opts.orgId, runId: opts.runId, agent, toolCallId: id, signal: controller.signal }), timeout]);
+      const content = neutralJson(value);
       if (content.length > MAX_RESULT_CHARS) return { ok: false, kind: 'result_too_large', message: `result of ${content.length} chars exceeds ${MAX_RESULT_CHARS}` };
       return { ok: true, content };
     } catch (err) {
       // A cancelled run stops the loop; everything else is news for the model, not a crash.
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (err instanceof ToolTimeout) return { ok: false, kind: 'timeout', message: `${tool.name} gave no result within ${tool.timeoutMs} ms` };
-      logger.warn({ err, agent, tool: tool.name, toolCallId: call.id }, 'tool handler failed');
+      logger.warn({ err, agent, tool: tool.name, toolCallId: id }, 'tool handler failed');
       return { ok: false, kind: 'tool_failed', message: err instanceof ToolFailure ? err.message : `${tool.name} failed` };
     } finally {
       clearTimeout(timer);
@@ -129,14 +174,14 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
     const started = now();
     const outcome = await execute(call);
     const durationMs = now() - started;
-    const name = call.type === 'function' ? call.function.name : call.custom.name;
+    const { id, name } = callParts(call);
     const error = outcome.ok ? null : outcome.kind;
-    toolCalls.push({ id: call.id, name, ok: outcome.ok, error, durationMs });
-    logger.info({ agent, tool: name, toolCallId: call.id, durationMs, ok: outcome.ok, error }, 'tool call');
-    const content = outcome.ok
+    toolCalls.push({ id, name: name ?? '', ok: outcome.ok, error, durationMs });
+    logger.info({ agent, tool: name, toolCallId: id, durationMs, ok: outcome.ok, error }, 'tool call');
+    const json = outcome.ok
       ? outcome.content
-      : JSON.stringify({ error: outcome.kind, message: outcome.message, ...(outcome.issues ? { issues: outcome.issues } : {}) });
-    return { role: 'tool', tool_call_id: call.id, content };
+      : neutralJson({ error: outcome.kind, message: outcome.message, ...(outcome.issues ? { issues: outcome.issues } : {}) });
+    return { role: 'tool', tool_call_id: id, content: renderToolResult(json) };
   }
 
   for (let iteration = 1; iteration <= opts.maxIterations; iteration++) {

@@ -92,8 +92,17 @@ export type ArgumentCheck = { ok: true; args: unknown } | { ok: false; error: st
 // Tool arguments are small; anything bigger is a runaway or an attack.
 const MAX_ARGUMENT_CHARS = 20_000;
 
-/** The security gate: parse safely, then the strict schema (required keys, types, enums, no unknown keys). */
-export function validateToolArguments(tool: Tool, raw: string): ArgumentCheck {
+/**
+ * The security gate: parse safely, then the strict schema (required keys, types, enums, no unknown keys).
+ * raw is whatever the model sent: the wire format says a JSON-encoded string, but a model (or a local server) may
+ * send an object, null or nothing, and that is the model's mistake to hear about, not a crash.
+ */
+export function validateToolArguments(tool: Tool, raw: unknown): ArgumentCheck {
+  if (typeof raw !== 'string') {
+    const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw;
+    const issue = `arguments must be a string holding a JSON object, got ${got}`;
+    return { ok: false, error: issue, issues: [issue] };
+  }
   const parsed = safeJsonParse(raw.trim() === '' ? '{}' : raw, { maxChars: MAX_ARGUMENT_CHARS, maxDepth: 8 });
   if (!parsed.ok) return { ok: false, error: `arguments are not valid JSON: ${parsed.error}`, issues: [parsed.error] };
   if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {

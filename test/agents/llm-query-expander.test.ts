@@ -9,7 +9,13 @@ const input = { role, iteration: 1, usedQueries: [] as string[], hints: [] as st
 const final = (queries: string[], filters: Partial<{ skillsAll: string[]; skillsAny: string[]; location: string | null; minYears: number | null }> = {}) =>
   fakeReply.json({ queries, filters: { skillsAll: [], skillsAny: [], location: null, minYears: null, ...filters } });
 const toolMessages = (r: RecordedRequest | undefined) => (r?.body.messages ?? []).filter((m) => m.role === 'tool');
-const toolResult = (r: RecordedRequest | undefined, i: number) => JSON.parse(String(toolMessages(r)[i]?.content)) as Record<string, unknown>;
+/** A tool message's JSON, from inside its <tool_result> fence (asserted). */
+function unfenced(content: unknown): string {
+  const m = /^<tool_result>\n([\s\S]*)\n<\/tool_result>$/.exec(String(content));
+  assert.ok(m, `a tool result is fenced: ${String(content)}`);
+  return m[1]!;
+}
+const toolResult = (r: RecordedRequest | undefined, i: number) => JSON.parse(unfenced(toolMessages(r)[i]?.content)) as Record<string, unknown>;
 
 test('an unknown skill gets the closest vocabulary in the next request’s tool message; the model corrects itself', async (t) => {
   const pool = fakePool();
@@ -48,7 +54,7 @@ test('the attempt cap is code: a model that keeps calling gets error results and
   assert.equal(EVALUATE_FILTERS_MAX_ATTEMPTS, 3);
   assert.equal(pool.countCalls.length, 3, 'handler invoked exactly 3 times');
   const last = h.server.chatRequests().at(-1);
-  const results = toolMessages(last).map((m) => JSON.parse(String(m.content)) as Record<string, unknown>);
+  const results = toolMessages(last).map((m) => JSON.parse(unfenced(m.content)) as Record<string, unknown>);
   assert.deepEqual(results.map((r) => r.error ?? 'ok'), ['ok', 'ok', 'ok', 'attempt_cap', 'attempt_cap']);
   assert.deepEqual(out.queries, ['go backend engineer']);
   assert.equal(h.server.chatRequests().length, 6);

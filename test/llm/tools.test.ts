@@ -81,3 +81,11 @@ test('duplicate or malformed tool names and nonsense caps are refused at definit
   assert.throws(() => defineTool({ ...base, name: 'ok', maxAttempts: 0 }), TypeError);
   assert.throws(() => defineTool({ ...base, name: 'ok', timeoutMs: 0 }), TypeError);
 });
+
+test('arguments that are not a string (an object, null, nothing) are an invalid-arguments result, not a TypeError', () => {
+  for (const raw of [{ location: 'Boston' }, null, undefined, 42, ['Boston']]) {
+    const r = validateToolArguments(weather, raw);
+    assert.equal(r.ok, false, JSON.stringify(raw));
+    assert.match(r.ok ? '' : r.error, /arguments must be a string holding a JSON object/);
+  }
+});
