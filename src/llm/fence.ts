@@ -22,6 +22,7 @@ export const FENCE_TAGS = [
   'assistant',
   'tool',
   'tool_result',
+  'issues',
 ] as const;
 export type FenceTag = (typeof FENCE_TAGS)[number];
 

@@ -72,7 +72,9 @@ function fencesOf(text: string) {
 
 /** How many items each fence must hold in this request, from what our code put there (not from the prompt). */
 function expectedFences(req: RecordedRequest, expansion: number): Record<string, number> {
-  const role = { role_title: 1, role_description: 1, role: 1 };
+  // Every user turn after the first is a re-ask, and a re-ask lists what was wrong inside one <issues> fence.
+  const reasks = (req.body.messages ?? []).filter((m) => m.role === 'user').length - 1;
+  const role = { role_title: 1, role_description: 1, role: 1, issues: reasks };
   const labels = (req.body.response_format?.json_schema?.schema as { properties?: { ranking?: { items?: { enum?: string[] } } } })?.properties?.ranking?.items?.enum;
   switch (req.agent) {
     case 'scorer':
