@@ -10,6 +10,17 @@ export type PiiPlaceholder = (typeof PII_PLACEHOLDERS)[number];
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
   names?: string[];
+  /** The candidate's own email addresses: removed wherever they occur, whatever the patterns make of them. */
+  emails?: string[];
+  /** The candidate's own phone numbers: removed wherever their digits occur in that order, whatever the separators. */
+  phones?: string[];
+  /**
+   * Whether a name may be guessed from the text's own shape (a header line, a "Name:" line). True for resumes;
+   * false for short fields (a location, a skill, a role title) where "Buenos Aires" would be taken for a person.
+   */
+  detectNames?: boolean;
+  /** Removes a capitalised name right after a contact label ("Hiring manager Jane Roe", "Contact: Jane Roe"): for roles. */
+  contactNames?: boolean;
 }
 
 /** A replacement, optionally starting before the match (a pattern anchored on "@" reaches back for the local part). */
@@ -73,34 +84,52 @@ function decideEmail(m: RegExpExecArray, text: string): Decision {
 
 const URL_TAIL = `[^\\s<>"'\\[\\]()]`;
 const SCHEME_URL_RE = new RegExp(`(?<![\\w@])(?:(?:https?|ftp)://|www\\.)${URL_TAIL}{1,2048}`, 'gi');
-const PROFILE_HOSTS = 'linkedin\\.com|github\\.com|github\\.io|gitlab\\.com|bitbucket\\.org|twitter\\.com|x\\.com|medium\\.com|behance\\.net|dribbble\\.com|stackoverflow\\.com|kaggle\\.com|facebook\\.com|instagram\\.com|about\\.me|angel\\.co|wellfound\\.com|codepen\\.io|dev\\.to|hashnode\\.dev|leetcode\\.com|hackerrank\\.com|substack\\.com';
+const PROFILE_HOSTS = 'linkedin\\.com|github\\.com|github\\.io|gitlab\\.com|bitbucket\\.org|twitter\\.com|x\\.com|medium\\.com|behance\\.net|dribbble\\.com|stackoverflow\\.com|kaggle\\.com|facebook\\.com|instagram\\.com|about\\.me|angel\\.co|wellfound\\.com|codepen\\.io|dev\\.to|hashnode\\.dev|leetcode\\.com|hackerrank\\.com|substack\\.com' +
+  // Personal hosting: a name under one of these is someone's own site, never a skill.
+  '|netlify\\.app|vercel\\.app|pages\\.dev|web\\.app|firebaseapp\\.com|herokuapp\\.com|gitlab\\.io|surge\\.sh|glitch\\.me|wixsite\\.com|wordpress\\.com|blogspot\\.com|notion\\.site|carrd\\.co|linktr\\.ee|read\\.cv|bio\\.link|replit\\.app|fly\\.dev|onrender\\.com';
 const PROFILE_URL_RE = new RegExp(`(?<![\\w@.\\-/])(?:[a-z0-9\\-]{1,63}\\.){0,3}(?:${PROFILE_HOSTS})(?:/${URL_TAIL}{0,2048})?`, 'gi');
 // Bare domains only count with a path: "Node.js" and "ASP.NET" are skills, not links.
 const PATH_TLDS = 'com|org|io|dev|me|co|ai|app|info|uk|in|de|fr|es|nl|ca|au|us|edu|gov';
 const PATH_URL_RE = new RegExp(`(?<![\\w@.\\-/])[a-z0-9][a-z0-9\\-]{0,62}(?:\\.[a-z0-9\\-]{1,63}){0,3}\\.(?:${PATH_TLDS})/${URL_TAIL}{0,2048}`, 'g');
-const DOMAIN_HINT = new RegExp(`[a-z0-9]\\.(?:${PATH_TLDS}|net|to)\\b`, 'i');
-const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(linkedin|github|gitlab|twitter|website|web|portfolio|blog|homepage|site|url)[ \t]*[:\-–][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
+const DOMAIN_HINT = new RegExp(`[a-z0-9]\\.(?:${PATH_TLDS}|net|to|sh|ee|site|cv|link)\\b`, 'i');
+const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:personal|my|own)[ \t]+)?(linkedin|github|gitlab|twitter|website|web[ \t]?site|web|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
 const HANDLE = /^@?[A-Za-z0-9_-]{2,39}$/;
+// A labelled site inside a line ("Personal site: janedoe.com | ..."): the label says it is a link, so any domain
+// counts, but a known skill ("Web: Node.js") does not. "web" alone is a skills heading, so it is not a label here.
+const INLINE_SITE_RE = /(?<![\p{L}\d])((?:(?:personal|my|own)[ \t]+)?(?:website|web[ \t]?site|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–][ \t]*)((?:https?:\/\/)?[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,4}(?:\/[^\s<>"'[\]()]{0,2048})?)/giu;
+const SITE_HINT = /(?:site|url|portfolio|blog|homepage|home page)[ \t]*[:\-–]/i;
+const HANDLE_HINT = /(?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)/i;
+// Messaging handles after their label ("Skype: jane.doe.1985", "Telegram: @janedoe", "Telegram @janedoe").
+const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]+(?=@)))(@?[\w.-]{2,64})/giu;
 
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
 
 // ---- phones ------------------------------------------------------------------------------------
 
-const PHONE_CANDIDATE_RE = /(?<![\w+./,-])\+?\(?\d[\d ().–-]*\d\)?/g;
-const PHONE_LABEL_RE = /(?:phone|tel|telephone|mobile|mob|cell|contact|whatsapp|ph)\.?(?:[ \t]*(?:no|number|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
+// "/" joins a German area code to its number ("0171/1234567", "030 / 12345678"); phoneScore decides.
+const PHONE_CANDIDATE_RE = /(?<![\w+./,-])\+?\(?\d[\d ().–/-]*\d\)?/g;
+const PHONE_LABEL_RE = /(?:phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|contact|whatsapp|ph|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
 const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;
 const YEAR = /^(?:19|20)\d\d$/;
 
 // Phone shape: optional country code, optional (area code), then digit groups with one separator style.
 const PHONE_SHAPE = /^(?:\+?\d{1,4}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d{1,15}(?:(?: ?[.-] ?| )\d{1,10}){0,5}$/;
+// A national area code starting with 0, then "/" and the number ("0171/1234567", "0171 / 123 45 67").
+const SLASH_PHONE_SHAPE = /^0\d{1,5} ?\/ ?\d{3,10}(?: \d{1,10}){0,3}$/;
+// The French national format: five pairs, the first starting with 0 ("06 12 34 56 78", "01.42.68.53.00").
+const FRENCH_PHONE_SHAPE = /^0\d(?:([ .-])\d\d)(?:\1\d\d){3}$/;
 
 /** A score for the span as a phone number, or -1 when it is not one (years, dates, amounts, IPs). */
 function phoneScore(span: string, groups: string[], labelled: boolean): number {
   const digits = groups.join('').length;
   const plus = span.startsWith('+');
   const hasCountry = plus || span.startsWith('00');
-  if (digits > 15 || digits < (hasCountry ? 8 : 7) || !PHONE_SHAPE.test(span)) return -1;
+  if (digits > 15 || digits < (hasCountry ? 8 : 7)) return -1;
+  // "012345/2020" is a reference and a year, not an area code and a number.
+  if (span.includes('/')) return SLASH_PHONE_SHAPE.test(span) && digits >= 8 && !(groups.length === 2 && YEAR.test(groups[1]!)) ? digits + 3 : -1;
+  if (!PHONE_SHAPE.test(span)) return -1;
+  if (FRENCH_PHONE_SHAPE.test(span)) return digits + 3;
   const seps = span.replace(/^\+?\d{1,4}(?=[ .-]?\()|\(\d+\)/g, '').split(/\d+/).slice(1, -1).filter((s) => s !== '');
   const sizes = groups.map((g) => g.length);
   const years = groups.map((g) => YEAR.test(g));
@@ -125,7 +154,8 @@ function decidePhones(m: RegExpExecArray, text: string): string {
   const labelled = PHONE_LABEL_RE.test(before);
   const money = MONEY_RE.test(before) || /^[%,]/.test(text[m.index + raw.length] ?? '');
   // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.
-  const tight = (k: number) => k > 0 && k < g.length && /^[.-]$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
+  // A "/" joins too ("05/12/2020", "08/2019"): only SLASH_PHONE_SHAPE accepts a span across one.
+  const tight = (k: number) => k > 0 && k < g.length && /^(?:[.-]| ?\/ ?)$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
   const spans: { i: number; j: number; start: number; end: number; score: number }[] = [];
   for (let i = 0; i < g.length; i++) {
     if (tight(i) || (money && i === 0)) continue;
@@ -163,15 +193,33 @@ function decidePhones(m: RegExpExecArray, text: string): string {
 const STREET_TYPES = 'Street St Avenue Ave Road Rd Boulevard Blvd Lane Ln Drive Dr Court Ct Parkway Pkwy Place Pl Square Sq Terrace Highway Hwy Way Close Crescent Circle Cir Trail Plaza Alley Mews Marg'.split(' ');
 const STREET_ALT = [...STREET_TYPES, ...STREET_TYPES.map((s) => s.toUpperCase())].join('|');
 const CAP_WORD = "[A-Z][A-Za-z'’.\\-]{0,30}";
-const CITY_WORD = "[A-Z][A-Za-z'’\\-]{0,30}";
+// A whole word: "NW1" in "London NW1 6XE" is a postcode, not the start of a city name.
+const CITY_WORD = "[A-Z][A-Za-z'’\\-]{0,30}(?![\\w'’\\-])";
+const UK_POSTCODE = '[A-Z]{1,2}\\d[A-Z\\d]?[ \\t]\\d[A-Z]{2}';
 const STREET_RE = new RegExp(
   `(?<![\\w.\\-])\\d{1,5}[A-Z]?(?:-\\d{1,5})?[ \\t]+(?:(?:${CAP_WORD}|\\d{1,3}(?:st|nd|rd|th))[ \\t]+){0,4}(?:${STREET_ALT})\\b\\.?` +
     `(?:,?[ \\t]*(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|#)\\.?[ \\t]*#?[A-Za-z0-9\\-]{1,6})?` +
-    `(?:,[ \\t]*${CITY_WORD}(?:[ \\t]${CITY_WORD}){0,2}){0,3}(?:,?[ \\t]*\\d{5}(?:-\\d{4})?\\b)?`,
+    `(?:,[ \\t]*${CITY_WORD}(?:[ \\t]${CITY_WORD}){0,2}){0,3}(?:,?[ \\t]*(?:\\d{5}(?:-\\d{4})?\\b|${UK_POSTCODE}(?![\\w-])))?`,
   'g',
 );
+// German: the street type is a suffix or a word before the number ("Hauptstraße 5", "Berliner Str. 12a"),
+// then an optional postcode and city ("10115 Berlin").
+const PLZ_CITY = `(?:,?[ \\t]*(?:D-)?\\d{5}(?:[ \\t]+\\p{Lu}[\\p{L}\\-]{0,30}(?![\\p{L}\\-])(?:[ \\t]\\p{Lu}[\\p{L}\\-]{0,30}(?![\\p{L}\\-]))?)?(?![\\p{L}\\d]))?`;
+const GERMAN_STREET_RE = new RegExp(
+  `(?<![\\p{L}\\d])(?:\\p{Lu}[\\p{L}\\-]{0,30}[ \\t])?(?:\\p{Lu}[\\p{Ll}\\-]{0,30}(?:straße|strasse|str\\.|allee|gasse|platz|weg|damm|ufer|chaussee)|Straße|Strasse|Str\\.|Allee|Gasse|Weg)` +
+    `[ \\t]{1,2}\\d{1,4}[a-zA-Z]?(?:[-–/]\\d{1,4}[a-zA-Z]?)?(?![\\p{L}\\d])${PLZ_CITY}`,
+  'gu',
+);
+// French: number, street type, then its name ("12 rue de Rivoli, 75001 Paris", "5 bis, avenue de l’Opéra").
+const GERMAN_STREET_HINT = /(?:stra(?:ß|ss)e|str\.|allee|gasse|platz|weg|damm|ufer|chaussee)[ \t]{1,2}\d/i;
+const FRENCH_STREET_HINT = /\d[ \t,a-z]{1,6}(?:rue|avenue|av\.|bd|boulevard|place|quai|all[ée]e|impasse|chemin|route|faubourg)(?![a-z])/i;
+const FRENCH_STREET_RE = new RegExp(
+  `(?<![\\w.\\-])\\d{1,4}(?:[ \\t]?(?:bis|ter)|[A-Za-z])?,?[ \\t]+(?:[Rr]ue|[Aa]venue|[Aa]v\\.|[Bb]oulevard|[Bb]d|[Pp]lace|[Qq]uai|[Aa]ll[ée]e|[Ii]mpasse|[Cc]hemin|[Rr]oute|[Ff]aubourg)(?![\\p{L}])` +
+    `(?:[ \\t]+(?:(?:[ld]['’])?\\p{Lu}[\\p{L}'’\\-]{0,30}|de|du|des|la|le|aux|au|et|sur|en)(?![\\p{L}'’\\-])){1,6}${PLZ_CITY}`,
+  'gu',
+);
 const PO_BOX_RE = /\bP\.?[ \t]?O\.?[ \t]?Box[ \t]+\d{1,6}\b/gi;
-const UK_POSTCODE_RE = /(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?)[ \t]\d[A-Z]{2}(?![\w-])/g;
+const UK_POSTCODE_RE = new RegExp(`(?<![\\w-])${UK_POSTCODE}(?![\\w-])`, 'g');
 const US_STATES = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY';
 const US_ZIP_RE = new RegExp(`(?<=\\b(?:${US_STATES.replaceAll(' ', '|')}),?[ \\t])\\d{5}(?:-\\d{4})?\\b`, 'g');
 const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|street|residential|permanent|current)[ \t]+)?address[ \t]*[:\-–][ \t]*)(\S[^\n]*)$/gim;
@@ -198,6 +246,19 @@ function looksLikeName(value: string): boolean {
   return words.every((w) => NAME_WORD.test(w) && !NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))));
 }
 
+// A contact named in a role ("Hiring manager Jane Roe", "Contact: Jane Roe"): the name is unknown in advance.
+// Case-sensitive on purpose (\p{Lu} under the i flag would take any letter), so each label spells its capitals.
+const CONTACT_NAME_RE = /(?<![\p{L}])((?:[Hh]iring[ \t]+[Mm]anager|HIRING MANAGER|[Rr]ecruiter|RECRUITER|[Cc]ontact(?:[ \t]+[Pp]erson)?|CONTACT|[Rr]each[ \t]+out[ \t]+to|[Aa]sk[ \t]+for|[Aa]nsprechpartner(?:in)?|[Ii]nterlocuteur)[ \t]*[:\-–,]?[ \t]*)(\p{Lu}[\p{L}'’.-]{0,30}(?:[ \t]\p{Lu}[\p{L}'’.-]{0,30}){1,2})(?![\p{L}'’.-])/gu;
+
+const NOT_CONTACT_WORDS = new Set('interview interviews team teams department process round rounds screen screening call calls panel approval review shall must should can form page portal details us our hiring talent people'.split(' '));
+
+function decideContactName(all: string, label: string, value: string): string {
+  // The first word must be no title, heading or skill ("Recruiter Coordination" is no person).
+  const first = value.split(/[ \t]/)[0]!.toLowerCase().replace(/[.'’]/g, '');
+  if (!/^\p{Lu}/u.test(value) || NOT_NAME_WORDS.has(first) || NOT_CONTACT_WORDS.has(first) || (isSkillForm(first) && !COMMON_WORD_NAMES.has(first))) return all;
+  return `${label}[NAME]`;
+}
+
 function nameParts(value: string): string[] {
   return value.split(/[\s-]+/).map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')).filter((p) => p.length >= 2 && !PARTICLES.has(p.toLowerCase()));
 }
@@ -222,6 +283,20 @@ function scrubHeaderName(text: string, found: string[]): string {
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+const APOSTROPHES = /[’‘ʼʹ`´′]/;
+/**
+ * Folds what spellings of one name differ in: apostrophes ("O’Brien" is "O'Brien") and diacritics ("José" is
+ * "Jose"). One UTF-16 unit in, one out, so a match in the folded text is at the same place in the original.
+ */
+function foldName(text: string): string {
+  if (!/[\u0080-\uffff]/.test(text)) return text;
+  return text.replace(/[\u0080-\uffff]/g, (ch) => {
+    if (APOSTROPHES.test(ch)) return "'";
+    const base = ch.normalize('NFD').replace(/\p{M}+/gu, '');
+    return base.length === 1 ? base : ch;
+  });
+}
+
 const nameRegexes = new Map<string, { re: RegExp; parts: string[] } | null>();
 
 /** One pattern for the whole names first ("Ada Lovelace" becomes one [NAME]), then each part on its own. */
@@ -230,7 +305,7 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
   const key = names.join('\u0000');
   const cached = nameRegexes.get(key);
   if (cached !== undefined) return cached;
-  const partLists = names.map(nameParts).filter((parts) => parts.length > 0);
+  const partLists = names.map((n) => nameParts(foldName(n.normalize('NFKC')))).filter((parts) => parts.length > 0);
   const wholes = partLists.filter((parts) => parts.length > 1).map((parts) => parts.map(escapeRe).join('[ \\t]+'));
   const singles = partLists.flat().filter((p) => !PII_PLACEHOLDERS.includes(`[${p.toUpperCase()}]` as PiiPlaceholder)).map(escapeRe);
   const alternatives = [...new Set([...wholes.sort((a, b) => b.length - a.length), ...singles.sort((a, b) => b.length - a.length)])];
@@ -245,24 +320,78 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
 function scrubNames(text: string, names: string[], caseInsensitive: boolean): string {
   const compiled = nameRegex(names);
   if (!compiled) return text;
+  // Matched in the folded text, replaced in the original: both have the same length.
+  const folded = foldName(text);
   // A plain substring test first: the unicode-aware pattern is slow, and most texts hold no name.
-  const lower = text.toLowerCase();
+  const lower = folded.toLowerCase();
   if (!compiled.parts.some((p) => lower.includes(p))) return text;
   const capitalised = (hit: string) => hit[0] !== hit[0]!.toLowerCase();
   const plainWord = (hit: string) => !COMMON_WORD_NAMES.has(hit.split(/[ \t]/)[0]!.toLowerCase());
-  return text.replace(compiled.re, (hit) => (capitalised(hit) || (caseInsensitive && plainWord(hit)) ? '[NAME]' : hit));
+  let out = '';
+  let copied = 0;
+  for (const m of folded.matchAll(compiled.re)) {
+    const hit = text.slice(m.index, m.index + m[0].length);
+    if (!(capitalised(hit) || (caseInsensitive && plainWord(hit)))) continue;
+    out += `${text.slice(copied, m.index)}[NAME]`;
+    copied = m.index + m[0].length;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 // ---- entry points ------------------------------------------------------------------------------
 
-/** Replaces emails, phones, links, street addresses and the candidate's name with typed placeholders. Idempotent. */
+/** The candidate's own emails and phones, exactly (emails in any case; phones as their digits, any separators). */
+function scrubKnown(text: string, opts: ScrubOptions): string {
+  let out = text;
+  for (const email of opts.emails ?? []) {
+    const e = email.normalize('NFKC').trim();
+    if (e.length >= 3) out = out.replace(new RegExp(`(?<![\\w.+-])${escapeRe(e)}(?![\\w-])`, 'gi'), '[EMAIL]');
+  }
+  for (const phone of opts.phones ?? []) {
+    const digits = phone.normalize('NFKC').replace(/\D/g, '');
+    if (digits.length < 6 || digits.length > 15) continue;
+    // Each separator run is bounded and holds no digit, so the pattern is linear.
+    out = out.replace(new RegExp(`(?<![\\d])\\+?${digits.split('').join('[ .()/\\-]{0,3}')}(?!\\d)`, 'g'), '[PHONE]');
+  }
+  return out;
+}
+
+/** Sentence punctuation after a handle belongs to the sentence. */
+function decideHandle(all: string, label: string, value: string, offset: number, text: string): string {
+  const trail = /[.-]+$/.exec(value)?.[0] ?? '';
+  const handle = value.slice(0, value.length - trail.length);
+  const next = text.slice(offset + all.length).match(/^[ \t]*(.?)/)?.[1] ?? '';
+  // A handle has a mark of one ("@", ".", "_", a digit) or stands alone at the end of its line or column.
+  const alone = next === '' || next === '\n' || /[|,;•·]/.test(next);
+  if (handle.length < 2 || handle.includes('[') || isSkillForm(handle) || !(/^@|[._\d]/.test(handle) || alone)) return all;
+  return `${label}[URL]${trail}`;
+}
+
+/** Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC). */
+function normalizeInput(text: string): string {
+  const out = text.replace(/\r\n?/g, '\n');
+  return /[\u0080-\uffff]/.test(out) ? out.normalize('NFKC') : out;
+}
+
+/**
+ * Replaces emails, phones, links, street addresses and the candidate's name with typed placeholders. Idempotent.
+ * The result is NFKC-normalised: "＠" and "０９０" come back as "@" and "090" wherever they were not PII.
+ */
 export function scrub(text: string, opts: ScrubOptions = {}): string {
-  let out = text.replace(/\r\n?/g, '\n');
+  let out = normalizeInput(text);
+  out = scrubKnown(out, opts);
   if (EMAIL_HINT.test(out)) out = replaceDecided(out, EMAIL_RE, decideEmail);
   out = out.replace(LINK_LABEL_RE, (all, label: string, site: string, value: string) => {
     const profile = /^(?:linkedin|github|gitlab|twitter)$/i.test(site) && HANDLE.test(value);
+    if (isSkillForm(value.replace(/[.,;]+$/, ''))) return all;
     return /[./@]/.test(value) || profile ? `${label}[URL]` : all;
   });
+  if (SITE_HINT.test(out)) out = out.replace(INLINE_SITE_RE, (all, label: string, value: string) => {
+    const site = value.replace(/[.,;:!?]+$/, '');
+    const tld = /\.([a-z]{2,24})(?:\/|$)/i.exec(site)?.[1];
+    return tld === undefined || isSkillForm(site) ? all : `${label}[URL]${value.slice(site.length)}`;
+  });
+  if (HANDLE_HINT.test(out)) out = out.replace(HANDLE_LABEL_RE, decideHandle);
   out = replaceDecided(out, SCHEME_URL_RE, decideUrl);
   if (DOMAIN_HINT.test(out)) {
     out = replaceDecided(out, PROFILE_URL_RE, decideUrl);
@@ -271,11 +400,15 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   out = out.replace(ADDRESS_LABEL_RE, (_all, label: string) => `${label}[ADDRESS]`);
   // A full street word ends a sentence, not an abbreviation: "Baker Street." keeps its full stop.
   out = out.replace(PO_BOX_RE, '[ADDRESS]').replace(STREET_RE, (hit) => (/[a-z]{4}\.$/.test(hit) ? '[ADDRESS].' : '[ADDRESS]'));
+  if (GERMAN_STREET_HINT.test(out)) out = out.replace(GERMAN_STREET_RE, '[ADDRESS]');
+  if (FRENCH_STREET_HINT.test(out)) out = out.replace(FRENCH_STREET_RE, '[ADDRESS]');
   out = out.replace(UK_POSTCODE_RE, '[ADDRESS]');
   if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
   out = replaceDecided(out, PHONE_CANDIDATE_RE, decidePhones);
 
   const found: string[] = [];
+  if (opts.contactNames) out = out.replace(CONTACT_NAME_RE, decideContactName);
+  if (opts.detectNames === false) return scrubNames(out, opts.names ?? [], true);
   out = out.replace(NAME_LABEL_RE, (all, label: string, value: string) => {
     // The value ends where a column gap or the next "Label:" starts ("Name: Ann Lee   Experience: 2 years").
     const cut = /[ \t]{2,}|\t|[ \t][|•·][ \t]|[,;][ \t]*[\p{L} ]{1,30}:/u.exec(value);
@@ -293,5 +426,5 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
 
 /** True when scrubbing would change the text: a cheap guard for logs and tests. */
 export function containsPii(text: string, opts: ScrubOptions = {}): boolean {
-  return scrub(text, opts) !== text.replace(/\r\n?/g, '\n');
+  return scrub(text, opts) !== normalizeInput(text);
 }

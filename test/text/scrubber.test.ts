@@ -37,6 +37,28 @@ const removed: Array<[string, string, string]> = [
   ['header name', 'Ada Lovelace\nSoftware Engineer', '[NAME]\nSoftware Engineer'],
   ['a contact line from the dataset', 'Providence, RI | (123) 456-7890 | johndoe@email.com', 'Providence, RI | [PHONE] | [EMAIL]'],
   ['upper-case header after a heading', 'RESUME\nJANE SMITH | jane@x.com', 'RESUME\n[NAME] | [EMAIL]'],
+  // Full-width forms are normalised (NFKC) first.
+  ['full-width email', 'メール：taro.yamada＠example.co.jp', 'メール:[EMAIL]'],
+  ['full-width phone', '電話：０９０－１２３４－５６７８', '電話:[PHONE]'],
+  ['full-width digits after a label', 'Phone: ０９０ １２３４ ５６７８', 'Phone: [PHONE]'],
+  ['German slash phone', 'Tel: 0171/1234567', 'Tel: [PHONE]'],
+  ['German slash phone, Mobil', 'Mobil 030/12345678', 'Mobil [PHONE]'],
+  ['German slash phone, spaced groups', 'Handy: 0171 / 123 45 67', 'Handy: [PHONE]'],
+  ['unlabelled slash phone', 'Reach me on 0171/1234567 any time.', 'Reach me on [PHONE] any time.'],
+  ['French pairs', 'Appelez le 06 12 34 56 78.', 'Appelez le [PHONE].'],
+  ['French pairs after Tél.', 'Tél. 01 42 68 53 00', 'Tél. [PHONE]'],
+  ['French dotted pairs', 'Portable : 06.12.34.56.78', 'Portable : [PHONE]'],
+  ['Skype handle', 'Skype: jane.doe.1985', 'Skype: [URL]'],
+  ['Telegram handle', 'Telegram: @janedoe, Skype: jdoe', 'Telegram: [URL], Skype: [URL]'],
+  ['Telegram handle without colon', 'Telegram @janedoe', 'Telegram [URL]'],
+  ['labelled personal site', 'Personal site: janedoe.com', 'Personal site: [URL]'],
+  ['labelled site inside a line', 'Website: jane-doe.netlify.app | Berlin', 'Website: [URL] | Berlin'],
+  ['personal hosting without a label', 'Portfolio janedoe.vercel.app, demos at jd.pages.dev.', 'Portfolio [URL], demos at [URL].'],
+  ['UK street with postcode', '221B Baker Street, London NW1 6XE', '[ADDRESS]'],
+  ['German street', 'Hauptstraße 5, 10115 Berlin', '[ADDRESS]'],
+  ['German street, two words', 'Wohnort: Berliner Str. 12a, D-10115 Berlin Mitte', 'Wohnort: [ADDRESS]'],
+  ['French street', '12 rue de Rivoli, 75001 Paris', '[ADDRESS]'],
+  ['French avenue', 'Adresse : 5 bis avenue de l’Opéra 75002 Paris', 'Adresse : [ADDRESS]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -58,6 +80,12 @@ const kept: Array<[string, string]> = [
   ['section header', 'Professional Summary\nExperienced developer'],
   ['skill headline', 'Golang Ninja\nBuilds services'],
   ['street-like phrases', 'Led 5 engineers in 3 Core Data projects'],
+  ['skills after a site-like label', 'Web: Node.js, React.js, Vue.js\nWebsite: ASP.NET'],
+  ['skills that look like handles', 'Twitter: API integration; Telegram: bot API; Skype for Business'],
+  ['slashed dates and references', 'Acme 08/2019 - 12/2021, 06/2019 – 05/2021, 05/12/2020, ticket 012345/2020, 24/7, 50/50'],
+  ['slashed versions', 'Kubernetes 1.27/1.28, ISO 27001/27002, Python 3.10 / 3.11'],
+  ['pairs that are no French phone', 'Scores 10 12 14 16 18; grew 12 34 56 78 users'],
+  ['German and French words that are no street', 'Engineering 5 teams, Monitoring 24/7, Spring 5, 3 route handlers, Hauptstraße'],
 ];
 
 for (const [what, input] of kept) {
@@ -77,6 +105,32 @@ test('names found in a Name: line are removed from the rest of the text too', ()
 
 test('a name that is also a word is only removed when capitalised', () => {
   assert.equal(scrub('Will Smith will lead. Will agreed.', { names: ['Will Smith'] }), '[NAME] will lead. [NAME] agreed.');
+});
+
+test('names match across apostrophe and diacritic spellings', () => {
+  assert.equal(scrub('Sean O’Brien built it; O’Brien’s team', { names: ["Sean O'Brien"] }), "[NAME] built it; [NAME]’s team");
+  assert.equal(scrub('José García led. Jose Garcia shipped. JOSE wrote.', { names: ['José García'] }), '[NAME] led. [NAME] shipped. [NAME] wrote.');
+  assert.equal(scrub('Zoë Müller and Zoe Muller', { names: ['Zoe Muller'] }), '[NAME] and [NAME]');
+});
+
+test("the candidate's own email and phone go wherever they occur", () => {
+  const text = 'Mail SEAN.OBRIEN@example.ie or call 087 123-4567 / +353871234567 (home).';
+  assert.equal(scrub(text, { emails: ['sean.obrien@example.ie'], phones: ['087 123 4567', '+353 87 123 4567'] }), 'Mail [EMAIL] or call [PHONE] / [PHONE] (home).');
+  // A field value that no pattern recognises (a short local number) still goes.
+  assert.equal(scrub('ext 12-34-56', { phones: ['123456'] }), 'ext [PHONE]');
+});
+
+test('short fields: detectNames false keeps place names, still removes contact details and known names', () => {
+  assert.equal(scrub('Buenos Aires, Argentina', { detectNames: false }), 'Buenos Aires, Argentina');
+  assert.equal(scrub('sean.obrien@example.ie / +353 87 123 4567', { detectNames: false }), '[EMAIL] / [PHONE]');
+  assert.equal(scrub('Sean O’Brien Consulting', { detectNames: false, names: ["Sean O'Brien"] }), '[NAME] Consulting');
+});
+
+test('contactNames removes a named contact after a contact label', () => {
+  const role = 'Questions? Hiring manager Jane Recruiter, jane.recruiter@acme.example, +1 (415) 555-0199.';
+  assert.equal(scrub(role, { detectNames: false, contactNames: true }), 'Questions? Hiring manager [NAME], [EMAIL], [PHONE].');
+  assert.equal(scrub('Contact: Priya Raman for details', { contactNames: true, detectNames: false }), 'Contact: [NAME] for details');
+  assert.equal(scrub('Hiring Manager Interview loop; Recruiter Coordination', { contactNames: true, detectNames: false }), 'Hiring Manager Interview loop; Recruiter Coordination');
 });
 
 test('one-letter name parts are ignored', () => {
@@ -102,6 +156,8 @@ test('containsPii tells raw from scrubbed text', () => {
   assert.equal(containsPii(scrub(raw)), false);
   assert.equal(containsPii('Ada wrote Python', { names: ['Ada'] }), true);
   assert.equal(containsPii('Wrote Python since 2015-2019'), false);
+  // NFKC changes the text ("ﬁ", "™", full-width letters) but is no PII.
+  assert.equal(containsPii('Conﬁgured Python™ on ＡＷＳ'), false);
 });
 
 test('adversarial 100 KB inputs scrub without catastrophic backtracking: well under three seconds of CPU each', () => {
@@ -110,12 +166,14 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
   const inputs = [
     fill('a'), fill('1 '), fill('(1'), fill('1-'), fill('a.'), fill('a@'), fill('a at '), fill('a dot '), fill('a [at] '),
     fill('5551234567 '), fill('(555) 123-4567 '), fill('2019-2020 '), fill('1 Ab '), fill('Ab Cd\n'), fill('Name: Ann Lee, '),
+    fill('0171/'), fill('01 / '), fill('06 12 '), fill('1 rue De '), fill('Abstraße 1 '), fill('Abc Str. '), fill('Skype: a.'),
+    fill('site: a.'), fill('＠１'), fill('Hiring manager Ab Cd '), fill('12 rue de la '), `Website: ${fill('a.')}`, fill('Ab-'),
     `Name:${fill(' ')}x`, `http://${fill('a')}`, fill('linkedin.com/'), `${fill('a.')}@`, `${fill('a_')} at gmail dot com`,
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
     const started = process.cpuUsage();
-    scrub(input, { names: ['Ann Lee'] });
+    scrub(input, { names: ['Ann Lee', 'José O’Brien'], emails: ['ann@lee.io'], phones: ['+1 555 123 4567'], contactNames: true });
     const { user, system } = process.cpuUsage(started);
     const ms = (user + system) / 1000;
     assert.ok(ms < 3000, `${JSON.stringify(input.slice(0, 12))}… took ${ms.toFixed(0)} ms of CPU`);
