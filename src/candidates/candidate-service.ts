@@ -2,14 +2,61 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import { scrub } from '../text/scrubber.js';
+import { scrub, SCRUB_RULES_VERSION, type ScrubOptions } from '../text/scrubber.js';
 import { extractSkills, normalizeSkills, skillKey } from '../text/skills.js';
 import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
 import type { CandidateStore, PreparedCandidate } from './candidate-store.js';
 
+/** The raw fields a candidate's scrubbed copies are made from. */
+export interface ScrubSource {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  headline: string | null;
+  location: string | null;
+  skills: string[];
+}
+
+/** Everything of a candidate an agent, an embedding, the index, a log or the trace may see. */
+export interface ScrubbedFields {
+  scrubbedText: string;
+  scrubbedHeadline: string | null;
+  scrubbedLocation: string | null;
+  scrubbedSkills: string[];
+  scrubVersion: number;
+}
+
+/** The scrubber told all the candidate's record knows: names, and its own email and phone wherever they are repeated. */
+function knownPii(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>): ScrubOptions {
+  return { names: c.name ? [c.name] : [], emails: c.email ? [c.email] : [], phones: c.phone ? [c.phone] : [] };
+}
+
+/** A skill that was nothing but PII ("jane@x.io" became "[EMAIL]") is no skill: it is dropped, not shown as a placeholder. */
+const onlyPlaceholders = (s: string): boolean => !/[\p{L}\p{N}]/u.test(s.replace(/\[(?:EMAIL|PHONE|URL|ADDRESS|NAME)\]/g, ''));
+
+/**
+ * The scrubbed copies of the short fields; the resume's is given (it is scrubbed first: skills may be read from it).
+ * Short fields are no resume: a location like "Buenos Aires" must not be taken for a header name.
+ */
+export function scrubFields(c: ScrubSource, scrubbedText: string): ScrubbedFields {
+  const known = knownPii(c);
+  const field = { ...known, detectNames: false };
+  return {
+    scrubbedText,
+    scrubbedHeadline: c.headline === null ? null : scrub(c.headline, known),
+    scrubbedLocation: c.location === null ? null : scrub(c.location, field),
+    scrubbedSkills: c.skills.map((s) => scrub(s, field)).filter((s) => !onlyPlaceholders(s)),
+    scrubVersion: SCRUB_RULES_VERSION,
+  };
+}
+
+/** The scrubbed resume text, knowing the candidate's own name, email and phone. */
+export function scrubResume(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>, resume: string): string {
+  return scrub(resume, knownPii(c));
+}
+
 export function prepareCandidate(input: CandidateInput): PreparedCandidate {
-  const names = input.name ? [input.name] : [];
-  const scrubbedText = scrub(input.resume, { names });
+  const scrubbedText = scrubResume({ name: input.name ?? null, email: input.email ?? null, phone: input.phone ?? null }, input.resume);
   const skills = normalizeSkills(input.skills ?? extractSkills(scrubbedText));
   const fields = {
     externalId: input.externalId,
@@ -24,13 +71,12 @@ export function prepareCandidate(input: CandidateInput): PreparedCandidate {
   };
   // Fixed key order makes the hash a function of the content alone.
   const contentHash = createHash('sha256').update(JSON.stringify(fields)).digest('hex');
-  const scrubbedHeadline = fields.headline === null ? null : scrub(fields.headline, { names });
-  return { ...fields, skillKeys: skills.map(skillKey), scrubbedText, scrubbedHeadline, contentHash };
+  return { ...fields, skillKeys: skills.map(skillKey), contentHash, ...scrubFields(fields, scrubbedText) };
 }
 
 /** The text a candidate is embedded from: scrubbed, so no PII ever reaches an embedding model. */
-export function embeddingText(c: Pick<PreparedCandidate, 'scrubbedHeadline' | 'skills' | 'scrubbedText'>): string {
-  return [c.scrubbedHeadline ?? '', c.skills.join(', '), c.scrubbedText].filter(Boolean).join('\n');
+export function embeddingText(c: Pick<ScrubbedFields, 'scrubbedHeadline' | 'scrubbedSkills' | 'scrubbedText'>): string {
+  return [c.scrubbedHeadline ?? '', c.scrubbedSkills.join(', '), c.scrubbedText].filter(Boolean).join('\n');
 }
 
 export function createCandidateService(deps: { db: Database; store: CandidateStore; embedder: Embedder }) {

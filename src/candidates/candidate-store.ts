@@ -4,7 +4,9 @@ import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql } from '../retrieval/filters.js';
+import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import type { Candidate } from './candidate-schemas.js';
+import { scrubFields, scrubResume } from './candidate-service.js';
 
 /** A candidate ready to store: raw fields plus everything derived from them. */
 export interface PreparedCandidate {
@@ -21,6 +23,11 @@ export interface PreparedCandidate {
   scrubbedText: string;
   /** The headline as agents, the index and logs may see it. */
   scrubbedHeadline: string | null;
+  /** The location and the skills as agents, embeddings, logs and the trace may see them. */
+  scrubbedLocation: string | null;
+  scrubbedSkills: string[];
+  /** The scrubber rules (SCRUB_RULES_VERSION) the scrubbed copies were made with. */
+  scrubVersion: number;
   contentHash: string;
 }
 
@@ -68,12 +75,13 @@ export function vectorLiteral(v: number[]): string {
 
 export function createCandidateStore(db: Database) {
   return {
+    /** A row scrubbed with older rules has no current hash: sent again, it is written (and embedded) again. */
     async existingHashes(orgId: string, externalIds: string[]): Promise<Map<string, { id: string; hash: string }>> {
-      const r = await db.query<{ id: string; external_id: string; content_hash: string }>(
-        'SELECT id, external_id, content_hash FROM candidates WHERE org_id = $1 AND external_id = ANY($2::text[])',
+      const r = await db.query<{ id: string; external_id: string; content_hash: string; scrub_version: number }>(
+        'SELECT id, external_id, content_hash, scrub_version FROM candidates WHERE org_id = $1 AND external_id = ANY($2::text[])',
         [orgId, externalIds],
       );
-      return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: row.content_hash }]));
+      return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: row.scrub_version >= SCRUB_RULES_VERSION ? row.content_hash : '' }]));
     },
 
     /** Writes changed candidates and their vectors in one statement each; returns ids by externalId. */
@@ -97,21 +105,27 @@ export function createCandidateStore(db: Database) {
         resume: c.resume,
         scrubbed_text: c.scrubbedText,
         scrubbed_headline: c.scrubbedHeadline,
+        scrubbed_location: c.scrubbedLocation,
+        scrubbed_skills: c.scrubbedSkills,
+        scrub_version: c.scrubVersion,
         content_hash: c.contentHash,
       }));
       const written = await tx.query<{ id: string; external_id: string }>(
         `INSERT INTO candidates (org_id, external_id, name, email, phone, headline, location, years_experience,
-                                 skills, skill_keys, resume, scrubbed_text, scrubbed_headline, content_hash)
+                                 skills, skill_keys, resume, scrubbed_text, scrubbed_headline, scrubbed_location, scrubbed_skills,
+                                 scrub_version, content_hash)
          SELECT $1, r.external_id, r.name, r.email, r.phone, r.headline, r.location, r.years_experience,
                 ARRAY(SELECT jsonb_array_elements_text(r.skills)), ARRAY(SELECT jsonb_array_elements_text(r.skill_keys)),
-                r.resume, r.scrubbed_text, r.scrubbed_headline, r.content_hash
+                r.resume, r.scrubbed_text, r.scrubbed_headline, r.scrubbed_location,
+                ARRAY(SELECT jsonb_array_elements_text(r.scrubbed_skills)), r.scrub_version, r.content_hash
          FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, name text, email text, phone text, headline text,
               location text, years_experience real, skills jsonb, skill_keys jsonb, resume text, scrubbed_text text,
-              scrubbed_headline text, content_hash text)
+              scrubbed_headline text, scrubbed_location text, scrubbed_skills jsonb, scrub_version int, content_hash text)
          ON CONFLICT (org_id, external_id) DO UPDATE SET
            name = EXCLUDED.name, email = EXCLUDED.email, phone = EXCLUDED.phone, headline = EXCLUDED.headline,
            location = EXCLUDED.location, years_experience = EXCLUDED.years_experience, skills = EXCLUDED.skills,
            skill_keys = EXCLUDED.skill_keys, resume = EXCLUDED.resume, scrubbed_text = EXCLUDED.scrubbed_text, scrubbed_headline = EXCLUDED.scrubbed_headline,
+           scrubbed_location = EXCLUDED.scrubbed_location, scrubbed_skills = EXCLUDED.scrubbed_skills, scrub_version = EXCLUDED.scrub_version,
            content_hash = EXCLUDED.content_hash, updated_at = now()
          RETURNING id, external_id`,
         [orgId, JSON.stringify(rows)],
@@ -181,20 +195,16 @@ export function createCandidateStore(db: Database) {
     async views(orgId: string, ids: string[], opts: { maxChars?: number } = {}): Promise<CandidateView[]> {
       // The whole text is read and cut here: on the embedded database left() in SQL cost more than sending all of it
       // (measured at 60-260 resumes: 20-38 % more database time), as it walks the text character by character.
-      const r = await db.query<{
-        id: string;
-        headline: string | null;
-        location: string | null;
-        years_experience: number | null;
-        skills: string[];
-        scrubbed_text: string;
-      }>(
-        `SELECT id, scrubbed_headline AS headline, location, years_experience, skills, scrubbed_text FROM candidates
+      // Only scrubbed copies are read: the raw location and skills are the owner's, never an agent's.
+      const r = await db.query<ViewRow>(
+        `SELECT id, scrubbed_headline AS headline, scrubbed_location AS location, years_experience, scrubbed_skills AS skills,
+                scrubbed_text, scrub_version FROM candidates
          WHERE org_id = $1 AND id = ANY($2::uuid[])`,
         [orgId, ids],
       );
+      const rows = await rescrubStale(db, orgId, r.rows);
       const maxChars = opts.maxChars === undefined ? undefined : Math.max(0, Math.floor(opts.maxChars));
-      return r.rows.map((row) => ({
+      return rows.map((row) => ({
         id: row.id,
         headline: row.headline,
         location: row.location,
@@ -222,9 +232,10 @@ export function createCandidateStore(db: Database) {
       return r.rows[0]?.n ?? 0;
     },
 
+    /** What the query expander may offer a model: the scrubbed skills (a skill that was an email is not there). */
     async skillVocabulary(orgId: string): Promise<Array<{ skill: string; count: number }>> {
       const r = await db.query<{ skill: string; count: number }>(
-        `SELECT s.skill, count(*)::int AS count FROM candidates c, unnest(c.skills) AS s(skill)
+        `SELECT s.skill, count(*)::int AS count FROM candidates c, unnest(c.scrubbed_skills) AS s(skill)
          WHERE c.org_id = $1 GROUP BY s.skill ORDER BY count DESC, s.skill LIMIT 1000`,
         [orgId],
       );
@@ -234,6 +245,53 @@ export function createCandidateStore(db: Database) {
 }
 
 export type CandidateStore = ReturnType<typeof createCandidateStore>;
+
+interface ViewRow {
+  id: string;
+  headline: string | null;
+  location: string | null;
+  years_experience: number | null;
+  skills: string[];
+  scrubbed_text: string;
+  scrub_version: number;
+}
+
+/**
+ * Rows scrubbed with older rules (or written before their location and skills had scrubbed copies) are scrubbed
+ * again from their raw fields before an agent sees them. The start-up backfill (rescrub.ts) leaves none behind;
+ * this covers the time before it ends and a row written meanwhile by a process of the previous release.
+ */
+async function rescrubStale(db: Database, orgId: string, rows: ViewRow[]): Promise<ViewRow[]> {
+  const stale = rows.filter((row) => row.scrub_version < SCRUB_RULES_VERSION);
+  if (stale.length === 0) return rows;
+  const raw = await db.query<RawScrubRow>(
+    `SELECT id, name, email, phone, headline, location, skills, resume FROM candidates WHERE org_id = $1 AND id = ANY($2::uuid[])`,
+    [orgId, stale.map((row) => row.id)],
+  );
+  const fresh = new Map(raw.rows.map((c) => [c.id, scrubRow(c)]));
+  return rows.map((row) => {
+    const f = fresh.get(row.id);
+    if (!f) return row;
+    return { ...row, headline: f.scrubbedHeadline, location: f.scrubbedLocation, skills: f.scrubbedSkills, scrubbed_text: f.scrubbedText, scrub_version: f.scrubVersion };
+  });
+}
+
+/** A stored row's raw fields, as the scrubber needs them. */
+export interface RawScrubRow {
+  id: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  headline: string | null;
+  location: string | null;
+  skills: string[];
+  resume: string;
+}
+
+/** A stored row's scrubbed copies under the current rules: what ingestion would write for it today. */
+export function scrubRow(c: RawScrubRow) {
+  return scrubFields(c, scrubResume(c, c.resume));
+}
 
 /**
  * The first n code points of text, as PostgreSQL's left(text, n) gives them: a code point outside the BMP is two

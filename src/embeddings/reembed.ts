@@ -20,8 +20,8 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
       WHERE e.candidate_id = c.id AND e.model = $1 AND e.content_hash = c.content_hash)`;
   let embedded = 0;
   for (;;) {
-    const rows = await db.query<{ id: string; org_id: string; scrubbed_headline: string | null; skills: string[]; scrubbed_text: string; content_hash: string }>(
-      `SELECT c.id, c.org_id, c.scrubbed_headline, c.skills, c.scrubbed_text, c.content_hash FROM candidates c
+    const rows = await db.query<{ id: string; org_id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string; content_hash: string }>(
+      `SELECT c.id, c.org_id, c.scrubbed_headline, c.scrubbed_skills, c.scrubbed_text, c.content_hash FROM candidates c
        WHERE ${stale} ORDER BY c.id LIMIT $2`,
       [embedder.model, opts.batch],
     );
@@ -31,7 +31,7 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
     for (const r of rows.rows) byOrg.set(r.org_id, [...(byOrg.get(r.org_id) ?? []), r]);
     for (const [orgId, group] of byOrg) {
       const vectors = await embedder.embed(
-        group.map((r) => embeddingText({ scrubbedHeadline: r.scrubbed_headline, skills: r.skills, scrubbedText: r.scrubbed_text })),
+        group.map((r) => embeddingText({ scrubbedHeadline: r.scrubbed_headline, scrubbedSkills: r.scrubbed_skills, scrubbedText: r.scrubbed_text })),
         { orgId },
       );
       const payload = group.map((r, i) => ({ candidate_id: r.id, content_hash: r.content_hash, embedding: vectorLiteral(vectors[i]!) }));

@@ -7,6 +7,12 @@ import { isSkillForm } from './skills.js';
 export const PII_PLACEHOLDERS = ['[EMAIL]', '[PHONE]', '[URL]', '[ADDRESS]', '[NAME]'] as const;
 export type PiiPlaceholder = (typeof PII_PLACEHOLDERS)[number];
 
+/**
+ * The version of these rules. Stored scrubbed copies (candidates.scrub_version) older than this are scrubbed
+ * again from the raw fields: bump it whenever a change here should reach text already stored.
+ */
+export const SCRUB_RULES_VERSION = 1;
+
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
   names?: string[];

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { codePointPrefix } from '../../src/candidates/candidate-store.js';
+import { embeddingText, prepareCandidate } from '../../src/candidates/candidate-service.js';
+import { codePointPrefix, createCandidateStore } from '../../src/candidates/candidate-store.js';
+import { rescrubCandidates } from '../../src/candidates/rescrub.js';
+import { SCRUB_RULES_VERSION } from '../../src/text/scrubber.js';
 import { candidate } from '../support/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
 
@@ -163,4 +166,86 @@ test("views cut excerpts as PostgreSQL's left() would: by code point, astral cha
       assert.equal(codePointPrefix(text, n), sql, `${JSON.stringify(text)} cut at ${n}`);
     }
   }
+});
+
+const SEAN = {
+  name: "Sean O'Brien",
+  email: 'sean.obrien@example.ie',
+  phone: '+353 87 123 4567',
+  location: 'sean.obrien@example.ie / +353 87 123 4567',
+  skills: ['Go', 'Kubernetes', 'sean.obrien@example.ie'],
+  resume: 'Senior Go engineer. Sean O’Brien led the payments team. Reach me on 087 123 4567.',
+};
+const SEAN_PII = ['sean.obrien', '123 4567', '1234567', 'O’Brien', "O'Brien", 'Sean'];
+const leaks = (text: string, secrets: string[]) => secrets.filter((s) => text.includes(s));
+
+async function orgOf(id: string): Promise<string> {
+  return (await rt.db.query<{ org_id: string }>('SELECT org_id FROM candidates WHERE id = $1', [id])).rows[0]!.org_id;
+}
+
+test('location and skills reach agents, embeddings and the vocabulary scrubbed; the owner reads them raw', async () => {
+  const res = await upsert([
+    candidate('loc-sean', SEAN),
+    candidate('loc-baker', { location: '221B Baker Street, London NW1 6XE' }),
+    candidate('loc-city', { location: 'Buenos Aires, Argentina' }),
+  ]);
+  const [sean, baker, city] = res.json().items.map((i: { id: string }) => i.id);
+  const store = createCandidateStore(rt.db);
+  const orgId = await orgOf(sean);
+  const views = new Map((await store.views(orgId, [sean, baker, city])).map((v) => [v.id, v]));
+  assert.equal(views.get(sean)!.location, '[EMAIL] / [PHONE]');
+  assert.deepEqual(views.get(sean)!.skills, ['Go', 'Kubernetes'], 'a skill that was only an email is dropped');
+  assert.deepEqual(leaks(JSON.stringify(views.get(sean)), SEAN_PII), []);
+  assert.equal(views.get(baker)!.location, '[ADDRESS]');
+  assert.equal(views.get(city)!.location, 'Buenos Aires, Argentina', 'a place is no person');
+  const vocabulary = (await store.skillVocabulary(orgId)).map((v) => v.skill);
+  assert.ok(vocabulary.includes('Go') && !vocabulary.some((s) => s.includes('@') || s.includes('[')), vocabulary.join(', '));
+
+  const embedded = embeddingText(prepareCandidate({ externalId: 'e', ...SEAN }));
+  assert.deepEqual(leaks(embedded, SEAN_PII), [], embedded);
+  assert.match(embedded, /Go, Kubernetes/);
+
+  const got = (await rt.app!.inject({ url: `/v1/candidates/${sean}`, headers: rt.auth() })).json();
+  assert.equal(got.location, SEAN.location, 'GET /v1/candidates/:id returns the raw fields to their owner');
+  assert.ok(got.skills.includes('sean.obrien@example.ie'));
+});
+
+test('rows scrubbed with older rules: agents see them scrubbed at once, the backfill rewrites them, re-ingestion writes them again', async () => {
+  const res = await upsert([candidate('old-sean', SEAN)]);
+  const id = res.json().items[0].id;
+  const orgId = await orgOf(id);
+  const store = createCandidateStore(rt.db);
+  // A row as the previous release left it: no scrubbed location or skills, a resume scrubbed by older rules.
+  const makeOld = () =>
+    rt.db.query(
+      `UPDATE candidates SET scrubbed_location = NULL, scrubbed_skills = '{}', scrub_version = 0,
+         scrubbed_text = 'Senior Go engineer. [NAME] O’Brien led the payments team. Reach me on 087 123 4567.' WHERE id = $1`,
+      [id],
+    );
+  await makeOld();
+  const [view] = await store.views(orgId, [id]);
+  assert.deepEqual(leaks(JSON.stringify(view), SEAN_PII), [], JSON.stringify(view));
+  assert.equal(view!.location, '[EMAIL] / [PHONE]');
+
+  assert.ok((await rescrubCandidates(rt.db, { batch: 1 })) >= 1);
+  const row = (
+    await rt.db.query<{ scrubbed_location: string; scrubbed_skills: string[]; scrubbed_text: string; scrub_version: number }>(
+      'SELECT scrubbed_location, scrubbed_skills, scrubbed_text, scrub_version FROM candidates WHERE id = $1',
+      [id],
+    )
+  ).rows[0]!;
+  assert.equal(row.scrub_version, SCRUB_RULES_VERSION);
+  assert.equal(row.scrubbed_location, '[EMAIL] / [PHONE]');
+  assert.deepEqual(row.scrubbed_skills, ['Go', 'Kubernetes']);
+  assert.deepEqual(leaks(row.scrubbed_text, SEAN_PII), [], row.scrubbed_text);
+  const hashes = await rt.db.query<{ content_hash: string }>('SELECT content_hash FROM candidate_embeddings WHERE candidate_id = $1', [id]);
+  assert.deepEqual(hashes.rows, [{ content_hash: '' }], 'its vector came from the old text: marked stale for reembed');
+  assert.equal(await rescrubCandidates(rt.db), 0, 'nothing is left for the next start');
+
+  await makeOld();
+  const again = await upsert([candidate('old-sean', SEAN)]);
+  assert.equal(again.json().items[0].status, 'updated', 'the same content sent again is written again when its scrubbed copies are old');
+  const after = (await rt.db.query<{ scrub_version: number }>('SELECT scrub_version FROM candidates WHERE id = $1', [id])).rows[0]!;
+  assert.equal(after.scrub_version, SCRUB_RULES_VERSION);
+  assert.equal((await upsert([candidate('old-sean', SEAN)])).json().items[0].status, 'unchanged');
 });
