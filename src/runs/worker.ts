@@ -16,6 +16,7 @@ import { CancelRequested } from '../matching/steps.js';
 import { CancelledAtBoundary, runWorkflow, WorkflowInterrupted, type RunEventInput } from '../matching/workflow.js';
 import type { Metrics } from '../metrics.js';
 import type { Search } from '../retrieval/search.js';
+import { scrubRole } from '../roles/scrub-role.js';
 import type { Stop } from './run-schemas.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 
@@ -93,19 +94,23 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     run.controller.abort(new Error(`run ${reason}`));
   }
 
+  // Agents, the trace and the checkpoint get the role scrubbed (a description may name a contact with an email and
+  // a phone); only the stored role, which its owner reads back, keeps the text as given.
   async function contextFor(run: ClaimedRun): Promise<RunContext> {
     if (run.checkpoint) {
       // Entries are the truth for what was scored: a crash between an entry and a checkpoint loses nothing.
       const entries = await queue.entries(run.id);
       return {
         ...run.checkpoint,
+        // A checkpoint written before roles were scrubbed holds the role as given.
+        role: scrubRole(run.checkpoint.role),
         scored: entries.flatMap((e) => (e.status === 'scored' ? [{ candidateId: e.candidateId, totalScore: e.totalScore!, iteration: e.iteration }] : [])),
         unscoredIds: entries.filter((e) => e.status === 'unscored').map((e) => e.candidateId),
       };
     }
     // The claim read the role with the run.
     if (!run.role) throw new Error(`role ${run.roleId} of run ${run.id} is gone`);
-    return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: run.role, params: run.params });
+    return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: scrubRole(run.role), params: run.params });
   }
 
   async function finishWith(

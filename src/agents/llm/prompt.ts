@@ -7,6 +7,7 @@ import type { AgentName } from '../../llm/settings.js';
 import { ask, type AskResult } from '../../llm/structured.js';
 import type { CandidateView, RoleSpec } from '../../matching/domain.js';
 import type { Metrics } from '../../metrics.js';
+import { scrubRole } from '../../roles/scrub-role.js';
 import type { AgentCallContext, PoolInsight } from '../types.js';
 
 export interface LlmAgentDeps {
@@ -27,8 +28,10 @@ export const DATA_RULE =
 /**
  * The role as the agents see it. It comes right after the static instructions and before any per-item
  * content, so every call of a run shares the same prefix and providers can serve it from their prompt cache.
+ * Its text is scrubbed here too (the worker already hands agents a scrubbed role): no caller can skip it.
  */
-export function renderRole(role: RoleSpec): string {
+export function renderRole(raw: RoleSpec): string {
+  const role = scrubRole(raw);
   const facts = {
     mustHaveSkills: role.mustHaveSkills,
     niceToHaveSkills: role.niceToHaveSkills,
