@@ -11,11 +11,17 @@ import { scriptedModel } from '../support/scripted-model.js';
 const PROVIDER_KEY = 'sk-provider-canary-5b1e9d2c7a';
 const ALLOWED_ORIGIN = 'https://recruiter.example';
 const PEOPLE = [
-  { name: 'Zephyrine Quillfeather', email: 'zq.canary7@example.org', phone: '+44 20 7946 0123' },
-  { name: 'Thaddeus Brightwater', email: 'thad.b.canary@mail.example', phone: '(555) 867-5309' },
+  { name: 'Zephyrine Quillfeather', email: 'zq.canary7@example.org', phone: '+44 20 7946 0123', location: '221B Baker Street, London NW1 6XE' },
+  { name: 'Thaddeus Brightwater', email: 'thad.b.canary@mail.example', phone: '(555) 867-5309', location: 'thad.b.canary@mail.example / (555) 867-5309' },
 ];
+// A role's description may name its contact: the name, email and phone are the role author's PII.
+const CONTACT = { name: 'Ottoline Marchbanks', email: 'ottoline.canary@acme.example', phone: '+1 (415) 555-0199' };
+const ROLE = { ...GO_ROLE, description: `${GO_ROLE.description}\nQuestions? Hiring manager ${CONTACT.name}, ${CONTACT.email}, ${CONTACT.phone}.` };
 // Every piece of a canary a careless prompt or log line could carry.
-const CANARIES = PEOPLE.flatMap((p) => [p.name, ...p.name.split(' '), p.email, p.email.split('@')[0]!, p.phone, p.phone.replace(/\D/g, '').slice(-7)]);
+const CANARIES = [
+  ...[...PEOPLE, CONTACT].flatMap((p) => [p.name, ...p.name.split(' '), p.email, p.email.split('@')[0]!, p.phone, p.phone.replace(/\D/g, '').slice(-7)]),
+  'Baker Street', 'NW1 6XE', '6XE', '555-0199',
+];
 
 let fake: FakeLlmServer;
 let rt: TestRuntime;
@@ -37,13 +43,14 @@ before(async () => {
     candidate(`pii-${i}`, {
       ...p,
       headline: 'Senior Go engineer',
-      skills: ['Go', 'Kubernetes'],
+      // A client may put anything in a skill, the candidate's email included.
+      skills: ['Go', 'Kubernetes', p.email],
       resume: `${p.name}\n${p.email} | ${p.phone}\nSenior Go engineer, 8 years on Kubernetes and gRPC. ${p.name.split(' ')[0]} led the payments team.`,
     }),
   );
   const upsert = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: [...people, ...backendPool('pii-pool-')] } });
   assert.equal(upsert.statusCode, 200, upsert.body);
-  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 2, targetStrong: 50, scoreLimit: 10 } });
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: ROLE, maxIterations: 2, targetStrong: 50, scoreLimit: 10 } });
   runId = res.json().id;
   const run = await waitFor(async () => {
     const r = (await rt.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: rt.auth() })).json();
@@ -60,12 +67,13 @@ const leaks = (text: string, secrets: string[]) => secrets.filter((s) => text.in
 /** The secret part of tm_<prefix>_<secret> (itself base64url, so it may hold "_"). */
 const secretOf = (key: string) => key.replace(/^tm_[a-z0-9]{10}_/, '');
 
-test('PII canaries (names, emails, phones) never reach the model server, in chat or embedding requests', async () => {
+test('PII canaries (names, emails, phones, addresses; in resumes, locations, skills and the role) never reach the model server, in chat or embedding requests', async () => {
   const chat = fake.chatRequests();
   const embeddings = fake.requests.filter((r) => r.path === '/v1/embeddings');
   assert.ok(chat.some((r) => r.agent === 'scorer') && embeddings.length > 0, 'both kinds of request were made');
   const sent = fake.requests.map((r) => JSON.stringify(r.body)).join('\n');
   assert.match(sent, /led the payments team/, 'the canaries’ resumes themselves were sent');
+  assert.match(sent, /Questions\? Hiring manager \[NAME\], \[EMAIL\], \[PHONE\]/, 'the role’s description was sent, scrubbed');
   assert.match(sent, /\[EMAIL\]/, 'the scrubber’s placeholders stand where the details were');
   assert.deepEqual(leaks(sent, CANARIES), []);
   assert.deepEqual(leaks(sent, [PROVIDER_KEY, rt.apiKey, secretOf(rt.apiKey)]), [], 'no key in any prompt (nothing for a prompt leak to reveal)');
