@@ -254,7 +254,8 @@ function looksLikeName(value: string): boolean {
 
 // A contact named in a role ("Hiring manager Jane Roe", "Contact: Jane Roe"): the name is unknown in advance.
 // Case-sensitive on purpose (\p{Lu} under the i flag would take any letter), so each label spells its capitals.
-const CONTACT_NAME_RE = /(?<![\p{L}])((?:[Hh]iring[ \t]+[Mm]anager|HIRING MANAGER|[Rr]ecruiter|RECRUITER|[Cc]ontact(?:[ \t]+[Pp]erson)?|CONTACT|[Rr]each[ \t]+out[ \t]+to|[Aa]sk[ \t]+for|[Aa]nsprechpartner(?:in)?|[Ii]nterlocuteur)[ \t]*[:\-–,]?[ \t]*)(\p{Lu}[\p{L}'’.-]{0,30}(?:[ \t]\p{Lu}[\p{L}'’.-]{0,30}){1,2})(?![\p{L}'’.-])/gu;
+// "Contact" and "Recruiter" need punctuation before the name: "Contact Center Manager" is a job title.
+const CONTACT_NAME_RE = /(?<![\p{L}])((?:(?:[Hh]iring[ \t]+[Mm]anager|HIRING MANAGER|[Rr]each[ \t]+out[ \t]+to|[Aa]sk[ \t]+for)[ \t]*[:\-–,]?|(?:[Rr]ecruiter|RECRUITER|[Cc]ontact(?:[ \t]+[Pp]erson)?|CONTACT|[Aa]nsprechpartner(?:in)?|[Ii]nterlocuteur)[ \t]*[:\-–,])[ \t]*)(\p{Lu}[\p{L}'’.-]{0,30}(?:[ \t]\p{Lu}[\p{L}'’.-]{0,30}){1,2})(?![\p{L}'’.-])/gu;
 
 const NOT_CONTACT_WORDS = new Set('interview interviews team teams department process round rounds screen screening call calls panel approval review shall must should can form page portal details us our hiring talent people'.split(' '));
 
