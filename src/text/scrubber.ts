@@ -54,14 +54,15 @@ function replaceDecided(text: string, re: RegExp, decide: Decide): string {
 
 // ---- emails ------------------------------------------------------------------------------------
 
-const LABEL = '[A-Za-z0-9_%+\\-]{1,64}';
+// Latin letters with diacritics too: "müller@beispiel.de" must not leave "mü" behind.
+const LABEL = '[A-Za-z0-9_%+\\-\\u00C0-\\u024F]{1,64}';
 const OPEN = '[\\[({<]';
 const CLOSE = '[\\])}>]';
 const AT = `(?:@|${OPEN}[ \\t]?at[ \\t]?${CLOSE}|at(?= ))`;
 const DOT = `(?:\\.|[ \\t]{0,2}${OPEN}[ \\t]?dot[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
 // Anchored on the "at" so the engine skips ahead to it; the local part is read back by a lookbehind.
 const EMAIL_RE = new RegExp(
-  `${AT}(?<=(?<![\\w.%+\\-@])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@])`,
+  `${AT}(?<=(?<![\\w.%+\\-@\\u00C0-\\u024F])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@\\u00C0-\\u024F])`,
   'gi',
 );
 // Cheap pre-checks: most resumes have no link or address, so the costlier patterns rarely run.

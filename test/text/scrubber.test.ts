@@ -38,6 +38,7 @@ const removed: Array<[string, string, string]> = [
   ['a contact line from the dataset', 'Providence, RI | (123) 456-7890 | johndoe@email.com', 'Providence, RI | [PHONE] | [EMAIL]'],
   ['upper-case header after a heading', 'RESUME\nJANE SMITH | jane@x.com', 'RESUME\n[NAME] | [EMAIL]'],
   // Full-width forms are normalised (NFKC) first.
+  ['email with accented letters', 'Mail: josé.garcía@correo.es, müller@beispiel.de', 'Mail: [EMAIL], [EMAIL]'],
   ['full-width email', 'メール：taro.yamada＠example.co.jp', 'メール:[EMAIL]'],
   ['full-width phone', '電話：０９０－１２３４－５６７８', '電話:[PHONE]'],
   ['full-width digits after a label', 'Phone: ０９０ １２３４ ５６７８', 'Phone: [PHONE]'],
