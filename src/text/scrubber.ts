@@ -387,7 +387,6 @@ function normalizeInput(text: string): string {
  */
 export function scrub(text: string, opts: ScrubOptions = {}): string {
   let out = normalizeInput(text);
-  out = scrubKnown(out, opts);
   if (EMAIL_HINT.test(out)) out = replaceDecided(out, EMAIL_RE, decideEmail);
   out = out.replace(LINK_LABEL_RE, (all, label: string, site: string, value: string) => {
     const profile = /^(?:linkedin|github|gitlab|twitter)$/i.test(site) && HANDLE.test(value);
@@ -413,6 +412,8 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   out = out.replace(UK_POSTCODE_RE, '[ADDRESS]');
   if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
   out = replaceDecided(out, PHONE_CANDIDATE_RE, decidePhones);
+  // After the patterns, which give "(555) 123-4567" whole: the known values catch what no pattern recognised.
+  out = scrubKnown(out, opts);
 
   const found: string[] = [];
   if (opts.contactNames) out = out.replace(CONTACT_NAME_RE, decideContactName);
