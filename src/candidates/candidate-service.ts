@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { scrub, SCRUB_RULES_VERSION, type ScrubOptions } from '../text/scrubber.js';
-import { extractSkills, normalizeSkills, skillKey } from '../text/skills.js';
+import { extractSkills, isSkillForm, normalizeSkills, skillKey } from '../text/skills.js';
 import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
 import type { CandidateStore, PreparedCandidate } from './candidate-store.js';
 
@@ -45,7 +45,8 @@ export function scrubFields(c: ScrubSource, scrubbedText: string): ScrubbedField
     scrubbedText,
     scrubbedHeadline: c.headline === null ? null : scrub(c.headline, known),
     scrubbedLocation: c.location === null ? null : scrub(c.location, field),
-    scrubbedSkills: c.skills.map((s) => scrub(s, field)).filter((s) => !onlyPlaceholders(s)),
+    // A known skill is no PII, even when the candidate shares its name ("Ruby" Chen knows Ruby).
+    scrubbedSkills: c.skills.map((s) => (isSkillForm(s) ? s : scrub(s, field))).filter((s) => !onlyPlaceholders(s)),
     scrubVersion: SCRUB_RULES_VERSION,
   };
 }

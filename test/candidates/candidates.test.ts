@@ -188,16 +188,18 @@ test('location and skills reach agents, embeddings and the vocabulary scrubbed; 
     candidate('loc-sean', SEAN),
     candidate('loc-baker', { location: '221B Baker Street, London NW1 6XE' }),
     candidate('loc-city', { location: 'Buenos Aires, Argentina' }),
+    candidate('loc-ruby', { name: 'Ruby Chen', skills: ['Ruby', 'Rails'] }),
   ]);
-  const [sean, baker, city] = res.json().items.map((i: { id: string }) => i.id);
+  const [sean, baker, city, ruby] = res.json().items.map((i: { id: string }) => i.id);
   const store = createCandidateStore(rt.db);
   const orgId = await orgOf(sean);
-  const views = new Map((await store.views(orgId, [sean, baker, city])).map((v) => [v.id, v]));
+  const views = new Map((await store.views(orgId, [sean, baker, city, ruby])).map((v) => [v.id, v]));
   assert.equal(views.get(sean)!.location, '[EMAIL] / [PHONE]');
   assert.deepEqual(views.get(sean)!.skills, ['Go', 'Kubernetes'], 'a skill that was only an email is dropped');
   assert.deepEqual(leaks(JSON.stringify(views.get(sean)), SEAN_PII), []);
   assert.equal(views.get(baker)!.location, '[ADDRESS]');
   assert.equal(views.get(city)!.location, 'Buenos Aires, Argentina', 'a place is no person');
+  assert.deepEqual(views.get(ruby)!.skills, ['Ruby', 'Ruby on Rails'], 'a known skill stays, even as a name');
   const vocabulary = (await store.skillVocabulary(orgId)).map((v) => v.skill);
   assert.ok(vocabulary.includes('Go') && !vocabulary.some((s) => s.includes('@') || s.includes('[')), vocabulary.join(', '));
 
