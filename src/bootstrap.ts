@@ -1,7 +1,6 @@
 // Opening the database, migrating, and making sure someone can call the API on a fresh install.
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-keys.js';
-import { rescrubCandidates } from './candidates/rescrub.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
@@ -17,9 +16,6 @@ export async function openMigratedDatabase(config: Config, logger: Logger, opts:
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');
-    // Stored scrubbed copies made with older scrubber rules are redone before anything reads them.
-    const rescrubbed = await rescrubCandidates(db);
-    if (rescrubbed) logger.info({ rescrubbed }, 'candidates scrubbed again with the current rules');
     return db;
   } catch (err) {
     await db.close().catch(() => {});

@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { createAgentsFactory } from './agents/create-agents.js';
 import { buildApp } from './app.js';
 import { ensureBootstrapKey, openMigratedDatabase } from './bootstrap.js';
+import { rescrubCandidates } from './candidates/rescrub.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -70,7 +71,15 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
               globalScoreConcurrency: config.LLM_CONCURRENCY,
             },
           );
+    // Scrubbed copies made by older rules or another release are redone in the background: agents' reads scrub a
+    // stale row on the fly meanwhile, and a large pool must not hold the start (or the health checks) back.
     let closed = false;
+    const rescrubbed = rescrubCandidates(db, { stopped: () => closed }).then(
+      (rows) => {
+        if (rows) logger.info({ rows }, 'candidates scrubbed again with the current rules');
+      },
+      (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'scrubbing candidates again stopped; the next start carries on'),
+    );
     return {
       config,
       logger,
@@ -84,6 +93,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         services.lifecycle.closing = true;
         await worker?.stop(config.SHUTDOWN_GRACE_MS);
         await app?.close();
+        await rescrubbed;
         await services.journal.flush();
         await db.close();
       },

@@ -73,15 +73,27 @@ export function vectorLiteral(v: number[]): string {
   return `[${v.join(',')}]`;
 }
 
+/**
+ * A row's scrubbed copies are stale when older rules made them, or when they were not made from its current content:
+ * a process of the release before migration 010 rewrites the raw fields and content_hash without touching
+ * scrubbed_location, scrubbed_skills or scrubbed_from_hash. The same test, in SQL, as STALE_SQL.
+ */
+export function scrubbedCopiesStale(row: { scrub_version: number; scrubbed_from_hash: string | null; content_hash: string }): boolean {
+  return row.scrub_version < SCRUB_RULES_VERSION || row.scrubbed_from_hash !== row.content_hash;
+}
+/** scrubbedCopiesStale for candidates c, the rules' version as parameter `$${versionParam}`. */
+export const staleSql = (versionParam: number) =>
+  `(c.scrub_version < $${versionParam} OR c.scrubbed_from_hash IS DISTINCT FROM c.content_hash)`;
+
 export function createCandidateStore(db: Database) {
   return {
-    /** A row scrubbed with older rules has no current hash: sent again, it is written (and embedded) again. */
+    /** A row whose scrubbed copies are stale has no current hash: sent again, it is written (and embedded) again. */
     async existingHashes(orgId: string, externalIds: string[]): Promise<Map<string, { id: string; hash: string }>> {
-      const r = await db.query<{ id: string; external_id: string; content_hash: string; scrub_version: number }>(
-        'SELECT id, external_id, content_hash, scrub_version FROM candidates WHERE org_id = $1 AND external_id = ANY($2::text[])',
+      const r = await db.query<{ id: string; external_id: string; content_hash: string; scrub_version: number; scrubbed_from_hash: string | null }>(
+        'SELECT id, external_id, content_hash, scrub_version, scrubbed_from_hash FROM candidates WHERE org_id = $1 AND external_id = ANY($2::text[])',
         [orgId, externalIds],
       );
-      return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: row.scrub_version >= SCRUB_RULES_VERSION ? row.content_hash : '' }]));
+      return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: scrubbedCopiesStale(row) ? '' : row.content_hash }]));
     },
 
     /** Writes changed candidates and their vectors in one statement each; returns ids by externalId. */
@@ -110,14 +122,15 @@ export function createCandidateStore(db: Database) {
         scrub_version: c.scrubVersion,
         content_hash: c.contentHash,
       }));
+      // scrubbed_from_hash = content_hash: these scrubbed copies were made from this content.
       const written = await tx.query<{ id: string; external_id: string }>(
         `INSERT INTO candidates (org_id, external_id, name, email, phone, headline, location, years_experience,
                                  skills, skill_keys, resume, scrubbed_text, scrubbed_headline, scrubbed_location, scrubbed_skills,
-                                 scrub_version, content_hash)
+                                 scrub_version, content_hash, scrubbed_from_hash)
          SELECT $1, r.external_id, r.name, r.email, r.phone, r.headline, r.location, r.years_experience,
                 ARRAY(SELECT jsonb_array_elements_text(r.skills)), ARRAY(SELECT jsonb_array_elements_text(r.skill_keys)),
                 r.resume, r.scrubbed_text, r.scrubbed_headline, r.scrubbed_location,
-                ARRAY(SELECT jsonb_array_elements_text(r.scrubbed_skills)), r.scrub_version, r.content_hash
+                ARRAY(SELECT jsonb_array_elements_text(r.scrubbed_skills)), r.scrub_version, r.content_hash, r.content_hash
          FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, name text, email text, phone text, headline text,
               location text, years_experience real, skills jsonb, skill_keys jsonb, resume text, scrubbed_text text,
               scrubbed_headline text, scrubbed_location text, scrubbed_skills jsonb, scrub_version int, content_hash text)
@@ -126,7 +139,7 @@ export function createCandidateStore(db: Database) {
            location = EXCLUDED.location, years_experience = EXCLUDED.years_experience, skills = EXCLUDED.skills,
            skill_keys = EXCLUDED.skill_keys, resume = EXCLUDED.resume, scrubbed_text = EXCLUDED.scrubbed_text, scrubbed_headline = EXCLUDED.scrubbed_headline,
            scrubbed_location = EXCLUDED.scrubbed_location, scrubbed_skills = EXCLUDED.scrubbed_skills, scrub_version = EXCLUDED.scrub_version,
-           content_hash = EXCLUDED.content_hash, updated_at = now()
+           content_hash = EXCLUDED.content_hash, scrubbed_from_hash = EXCLUDED.scrubbed_from_hash, updated_at = now()
          RETURNING id, external_id`,
         [orgId, JSON.stringify(rows)],
       );
@@ -198,7 +211,7 @@ export function createCandidateStore(db: Database) {
       // Only scrubbed copies are read: the raw location and skills are the owner's, never an agent's.
       const r = await db.query<ViewRow>(
         `SELECT id, scrubbed_headline AS headline, scrubbed_location AS location, years_experience, scrubbed_skills AS skills,
-                scrubbed_text, scrub_version FROM candidates
+                scrubbed_text, scrub_version, scrubbed_from_hash, content_hash FROM candidates
          WHERE org_id = $1 AND id = ANY($2::uuid[])`,
         [orgId, ids],
       );
@@ -254,15 +267,17 @@ interface ViewRow {
   skills: string[];
   scrubbed_text: string;
   scrub_version: number;
+  scrubbed_from_hash: string | null;
+  content_hash: string;
 }
 
 /**
- * Rows scrubbed with older rules (or written before their location and skills had scrubbed copies) are scrubbed
- * again from their raw fields before an agent sees them. The start-up backfill (rescrub.ts) leaves none behind;
- * this covers the time before it ends and a row written meanwhile by a process of the previous release.
+ * Rows whose scrubbed copies are stale (scrubbedCopiesStale) are scrubbed again from their raw fields before an
+ * agent sees them: the time before the background backfill (rescrub.ts) reaches them, and rows a process of the
+ * release before migration 010 wrote meanwhile.
  */
 async function rescrubStale(db: Database, orgId: string, rows: ViewRow[]): Promise<ViewRow[]> {
-  const stale = rows.filter((row) => row.scrub_version < SCRUB_RULES_VERSION);
+  const stale = rows.filter(scrubbedCopiesStale);
   if (stale.length === 0) return rows;
   const raw = await db.query<RawScrubRow>(
     `SELECT id, name, email, phone, headline, location, skills, resume FROM candidates WHERE org_id = $1 AND id = ANY($2::uuid[])`,

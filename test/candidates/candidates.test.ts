@@ -251,3 +251,38 @@ test('rows scrubbed with older rules: agents see them scrubbed at once, the back
   assert.equal(after.scrub_version, SCRUB_RULES_VERSION);
   assert.equal((await upsert([candidate('old-sean', SEAN)])).json().items[0].status, 'unchanged');
 });
+
+test('a row whose content another release rewrote without its scrubbed copies counts as stale, everywhere', async () => {
+  const id = (await upsert([candidate('prev-release', { location: 'Berlin, DE', skills: ['Go'] })])).json().items[0].id;
+  const orgId = await orgOf(id);
+  const store = createCandidateStore(rt.db);
+  // What a process of the release before migration 010 writes: raw fields and content_hash, no scrubbed copies, no
+  // version change (the row stays at the current rules' version).
+  await rt.db.query(
+    `UPDATE candidates SET location = 'Reach me: pat.doe@example.org', skills = '{Rust}', content_hash = 'written-by-the-previous-release'
+     WHERE id = $1`,
+    [id],
+  );
+  const [view] = await store.views(orgId, [id]);
+  assert.equal(view!.location, 'Reach me: [EMAIL]', 'agents read the current content, scrubbed');
+  assert.deepEqual(view!.skills, ['Rust']);
+  assert.equal((await store.existingHashes(orgId, ['prev-release'])).get('prev-release')!.hash, '', 'sent again, it is written again');
+  assert.equal(await rescrubCandidates(rt.db), 1);
+  const row = (await rt.db.query<{ scrubbed_location: string; scrubbed_from_hash: string }>('SELECT scrubbed_location, scrubbed_from_hash FROM candidates WHERE id = $1', [id])).rows[0]!;
+  assert.deepEqual(row, { scrubbed_location: 'Reach me: [EMAIL]', scrubbed_from_hash: 'written-by-the-previous-release' });
+  assert.equal(await rescrubCandidates(rt.db), 0);
+});
+
+test('the backfill keeps a vector whose text it did not change, and processes running it together share the rows', async () => {
+  const items = (await upsert(Array.from({ length: 9 }, (_, i) => candidate(`bf-${i}`, { skills: ['Go', 'Kubernetes'], location: 'Lyon, FR' })))).json().items;
+  const ids: string[] = items.map((it: { id: string }) => it.id);
+  const hashesBefore = (await rt.db.query<{ content_hash: string }>('SELECT content_hash FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[]) ORDER BY candidate_id', [ids])).rows;
+  // As migration 010 leaves a row: its vector was embedded from the raw skills, which had nothing to scrub.
+  await rt.db.query(`UPDATE candidates SET scrubbed_location = NULL, scrubbed_skills = '{}', scrub_version = 0, scrubbed_from_hash = NULL WHERE id = ANY($1::uuid[])`, [ids]);
+  const [a, b] = await Promise.all([rescrubCandidates(rt.db, { batch: 2 }), rescrubCandidates(rt.db, { batch: 2 })]);
+  assert.equal(a + b, ids.length, `each row once: ${a} + ${b}`);
+  const hashesAfter = (await rt.db.query<{ content_hash: string }>('SELECT content_hash FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[]) ORDER BY candidate_id', [ids])).rows;
+  assert.deepEqual(hashesAfter, hashesBefore, 'no vector is marked for re-embedding');
+  const skills = (await rt.db.query<{ scrubbed_skills: string[] }>('SELECT DISTINCT scrubbed_skills FROM candidates WHERE id = ANY($1::uuid[])', [ids])).rows;
+  assert.deepEqual(skills, [{ scrubbed_skills: ['Go', 'Kubernetes'] }]);
+});
