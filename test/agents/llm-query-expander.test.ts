@@ -123,6 +123,19 @@ test('candidate-uploaded skills that could carry instructions, tags or personal 
   for (const s of closest) assert.ok(!hostile.includes(s), s);
 });
 
+test('skill names of two capitalised words are suggested: they are not taken for a person', async (t) => {
+  const pool = fakePool(['Go', 'Power BI', 'Google Analytics', 'Unit Testing']);
+  const h = await setupAgents({ pool: pool.pool });
+  t.after(h.close);
+  h.server.script(fakeReply.toolCall('evaluate_filters', { skillsAll: ['Powr BI', 'Gogle Analytics', 'Unit Testng'] }, 'call_1'), final(['go engineer']));
+  await h.agents.queryExpander.expand(input, h.ctx);
+  const tool = String(toolMessages(h.server.chatRequests()[1])[0]?.content);
+  const closest = (JSON.parse(unfenced(tool)) as { closestValidSkills: Record<string, string[]> }).closestValidSkills;
+  assert.equal(closest['Powr BI']?.[0], 'Power BI', tool);
+  assert.equal(closest['Gogle Analytics']?.[0], 'Google Analytics', tool);
+  assert.equal(closest['Unit Testng']?.[0], 'Unit Testing', tool);
+});
+
 test('a model-written unknown skill is echoed back neutralised, inside the tool-result fence', async (t) => {
   const pool = fakePool();
   const h = await setupAgents({ pool: pool.pool });

@@ -67,7 +67,9 @@ const SKILL_SHAPE = /^[\p{L}\p{N}][\p{L}\p{N} .+#/&()'_-]{0,59}$/u;
 const MAX_SUGGESTION_WORDS = 5;
 const SUGGESTIONS_PER_SKILL = 5;
 const skillShaped = (skill: string) => SKILL_SHAPE.test(skill) && skill.split(' ').filter(Boolean).length <= MAX_SUGGESTION_WORDS;
-const safeToSuggest = (skill: string) => neutraliseFenceTags(skill) === skill && !containsPii(skill);
+// No guess at names: two capitalised words ("Power BI", "Google Analytics") read as a person's header line. The
+// vocabulary is the scrubbed skills, where the candidate's own name is already gone.
+const safeToSuggest = (skill: string) => neutraliseFenceTags(skill) === skill && !containsPii(skill, { detectNames: false });
 
 /** The nearest vocabulary entries that are safe to show; the costlier checks run on the nearest few only. */
 function suggestionsFor(skill: string, vocab: Vocabulary): string[] {
