@@ -351,13 +351,19 @@ function scrubNames(text: string, names: string[], caseInsensitive: boolean): st
 /** The candidate's own emails and phones, exactly (emails in any case; phones as their digits, any separators). */
 function scrubKnown(text: string, opts: ScrubOptions): string {
   let out = text;
+  // Each known value needs a pattern of its own, and compiling one costs more than scanning the text: it is built
+  // only when a plain search says the value may be there (a field, a skill or a resume whose patterns already
+  // replaced the email holds none of it).
   for (const email of opts.emails ?? []) {
     const e = email.normalize('NFKC').trim();
-    if (e.length >= 3) out = out.replace(new RegExp(`(?<![\\w.+-])${escapeRe(e)}(?![\\w-])`, 'gi'), '[EMAIL]');
+    if (e.length < 3 || (/^[\x20-\x7e]+$/.test(e) && !out.toLowerCase().includes(e.toLowerCase()))) continue;
+    out = out.replace(new RegExp(`(?<![\\w.+-])${escapeRe(e)}(?![\\w-])`, 'gi'), '[EMAIL]');
   }
+  // A phone's digits, with its separators taken out, appear in the text's digits in a row wherever it is written.
+  const textDigits = opts.phones?.length ? out.replace(/\D/g, '') : '';
   for (const phone of opts.phones ?? []) {
     const digits = phone.normalize('NFKC').replace(/\D/g, '');
-    if (digits.length < 6 || digits.length > 15) continue;
+    if (digits.length < 6 || digits.length > 15 || !textDigits.includes(digits)) continue;
     // Each separator run is bounded and holds no digit, so the pattern is linear.
     out = out.replace(new RegExp(`(?<![\\d])\\+?${digits.split('').join('[ .()/\\-]{0,3}')}(?!\\d)`, 'g'), '[PHONE]');
   }
