@@ -10,67 +10,100 @@ interface StoredRow extends RawScrubRow {
   scrubbed_headline: string | null;
   scrubbed_skills: string[];
   scrubbed_text: string;
+  scrubbed_from_hash: string | null;
 }
 
 /**
  * Rewrites the scrubbed copies (resume, headline, location, skills) of every stale row, batch by batch in id order.
- * Each batch is claimed with FOR UPDATE SKIP LOCKED in its own transaction: processes started together share the
- * work instead of repeating it, and an upload of the same candidate waits for the batch instead of being overwritten
- * by copies of its old content. The full-text index follows by itself (a generated column). A row whose embedding
+ * Each batch is claimed with FOR NO KEY UPDATE SKIP LOCKED in its own transaction: processes started together share
+ * the work instead of repeating it, an upload of the same candidate waits for the batch instead of being overwritten
+ * by copies of its old content, and the foreign-key checks of embedding writes are not blocked (FOR UPDATE would,
+ * and could deadlock with `reembed`). Rows skipped because another transaction held them, or gone stale behind the
+ * keyset, are found by another pass; the work ends with a pass that claims nothing. A failed batch (a deadlock, a
+ * busy pool) is tried again a few times before the backfill gives up until the next start. The full-text index follows by itself (a generated column). A row whose embedding
  * text changed keeps its vector, still usable for search, but the vector is marked stale, so `cli reembed` embeds
  * it again from the scrubbed text. Until a row is done, agents' reads scrub it on the fly (candidate-store views).
  * Returns how many rows were rewritten; stops between batches once `stopped()` says so.
  */
-export async function rescrubCandidates(db: Database, opts: { batch?: number; stopped?: () => boolean } = {}): Promise<number> {
-  const batch = opts.batch ?? 50;
+export async function rescrubCandidates(db: Database, opts: { batch?: number; stopped?: () => boolean; retryDelayMs?: number } = {}): Promise<number> {
+  // Scrubbing is synchronous work: a small batch keeps the event loop and the rows' locks short.
+  const batch = opts.batch ?? 20;
+  const retryDelayMs = opts.retryDelayMs ?? 1000;
+  const FIRST = '00000000-0000-0000-0000-000000000000';
   let done = 0;
-  let after = '00000000-0000-0000-0000-000000000000';
+  let after = FIRST;
+  let claimedThisPass = 0;
+  let failures = 0;
   while (!opts.stopped?.()) {
-    const last = await db.withTransaction(async (tx) => {
-      const r = await tx.query<StoredRow>(
-        `SELECT id, content_hash, scrub_version, name, email, phone, headline, location, skills, resume,
-                scrubbed_headline, scrubbed_skills, scrubbed_text
-         FROM candidates c WHERE ${staleSql(1)} AND c.id > $3 ORDER BY c.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [SCRUB_RULES_VERSION, batch, after],
-      );
-      if (r.rows.length === 0) return null;
-      const rows = r.rows.map((row) => {
-        const f = scrubRow(row);
-        // A row from before migration 010 was embedded with its raw skills (it had no scrubbed ones).
-        const before = embeddingText({
-          scrubbedHeadline: row.scrubbed_headline,
-          scrubbedSkills: row.scrub_version === 0 ? row.skills : row.scrubbed_skills,
-          scrubbedText: row.scrubbed_text,
-        });
-        return {
-          id: row.id,
-          scrubbed_text: f.scrubbedText,
-          scrubbed_headline: f.scrubbedHeadline,
-          scrubbed_location: f.scrubbedLocation,
-          scrubbed_skills: f.scrubbedSkills,
-          scrub_version: f.scrubVersion,
-          // The row is locked: this is its content now.
-          scrubbed_from_hash: row.content_hash,
-          embedding_changed: embeddingText(f) !== before,
-        };
-      });
-      await tx.query(
-        `UPDATE candidates c SET scrubbed_text = r.scrubbed_text, scrubbed_headline = r.scrubbed_headline,
-                scrubbed_location = r.scrubbed_location, scrubbed_skills = ARRAY(SELECT jsonb_array_elements_text(r.scrubbed_skills)),
-                scrub_version = r.scrub_version, scrubbed_from_hash = r.scrubbed_from_hash
-         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, scrubbed_text text, scrubbed_headline text, scrubbed_location text,
-              scrubbed_skills jsonb, scrub_version int, scrubbed_from_hash text)
-         WHERE c.id = r.id`,
-        [JSON.stringify(rows)],
-      );
-      const changed = rows.filter((row) => row.embedding_changed).map((row) => row.id);
-      // No candidate's content hash is '': reembed's staleness test (hash differs) now picks these vectors up.
-      if (changed.length) await tx.query(`UPDATE candidate_embeddings SET content_hash = '' WHERE candidate_id = ANY($1::uuid[])`, [changed]);
-      done += rows.length;
-      return r.rows[r.rows.length - 1]!.id;
-    });
-    if (last === null) break;
-    after = last;
+    let last: { id: string; count: number } | null;
+    try {
+      last = await claimBatch(db, batch, after);
+      failures = 0;
+    } catch (err) {
+      // A deadlock, a serialization failure or a busy pool is transient: the same batch is tried again, a few times.
+      if (++failures > MAX_RETRIES) throw err;
+      await new Promise((r) => setTimeout(r, retryDelayMs * failures));
+      continue;
+    }
+    if (last === null) {
+      // Rows another transaction held were skipped, and a row may have gone stale behind the keyset: another pass
+      // from the start, until one claims nothing.
+      if (claimedThisPass === 0) break;
+      claimedThisPass = 0;
+      after = FIRST;
+      continue;
+    }
+    claimedThisPass++;
+    after = last.id;
+    done += last.count;
   }
   return done;
+}
+
+const MAX_RETRIES = 3;
+
+/** One batch after `after` in id order, claimed, scrubbed and written in one transaction; null when none is left. */
+async function claimBatch(db: Database, batch: number, after: string): Promise<{ id: string; count: number } | null> {
+  return db.withTransaction(async (tx) => {
+    const r = await tx.query<StoredRow>(
+      `SELECT id, content_hash, scrub_version, scrubbed_from_hash, name, email, phone, headline, location, skills, resume,
+              scrubbed_headline, scrubbed_skills, scrubbed_text
+       FROM candidates c WHERE ${staleSql(1)} AND c.id > $3 ORDER BY c.id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      [SCRUB_RULES_VERSION, batch, after],
+    );
+    if (r.rows.length === 0) return null;
+    const rows = r.rows.map((row) => {
+      const f = scrubRow(row);
+      // A row from before migration 010, or one a process of that release rewrote, was embedded with its raw skills.
+      const before = embeddingText({
+        scrubbedHeadline: row.scrubbed_headline,
+        scrubbedSkills: row.scrub_version === 0 || row.scrubbed_from_hash !== row.content_hash ? row.skills : row.scrubbed_skills,
+        scrubbedText: row.scrubbed_text,
+      });
+      return {
+        id: row.id,
+        scrubbed_text: f.scrubbedText,
+        scrubbed_headline: f.scrubbedHeadline,
+        scrubbed_location: f.scrubbedLocation,
+        scrubbed_skills: f.scrubbedSkills,
+        scrub_version: f.scrubVersion,
+        // The row is locked: this is its content now.
+        scrubbed_from_hash: row.content_hash,
+        embedding_changed: embeddingText(f) !== before,
+      };
+    });
+    await tx.query(
+      `UPDATE candidates c SET scrubbed_text = r.scrubbed_text, scrubbed_headline = r.scrubbed_headline,
+              scrubbed_location = r.scrubbed_location, scrubbed_skills = ARRAY(SELECT jsonb_array_elements_text(r.scrubbed_skills)),
+              scrub_version = r.scrub_version, scrubbed_from_hash = r.scrubbed_from_hash
+       FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, scrubbed_text text, scrubbed_headline text, scrubbed_location text,
+            scrubbed_skills jsonb, scrub_version int, scrubbed_from_hash text)
+       WHERE c.id = r.id`,
+      [JSON.stringify(rows)],
+    );
+    const changed = rows.filter((row) => row.embedding_changed).map((row) => row.id);
+    // No candidate's content hash is '': reembed's staleness test (hash differs) now picks these vectors up.
+    if (changed.length) await tx.query(`UPDATE candidate_embeddings SET content_hash = '' WHERE candidate_id = ANY($1::uuid[])`, [changed]);
+    return { id: r.rows[r.rows.length - 1]!.id, count: rows.length };
+  });
 }

@@ -1,7 +1,9 @@
 // Re-embeds candidates whose vector for the configured model is missing or stale: batched, resumable.
 import type { Database } from '../db/database.js';
 import { embeddingText } from '../candidates/candidate-service.js';
-import { vectorLiteral } from '../candidates/candidate-store.js';
+import { staleSql, vectorLiteral } from '../candidates/candidate-store.js';
+import { rescrubCandidates } from '../candidates/rescrub.js';
+import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { ensureVectorIndex } from '../retrieval/search.js';
 import type { Embedder } from './embedder.js';
 
@@ -16,14 +18,17 @@ export interface ReembedProgress {
  */
 export async function reembed(db: Database, embedder: Embedder, opts: { batch: number; onProgress?: (p: ReembedProgress) => void }): Promise<number> {
   await ensureVectorIndex(db, embedder.model, embedder.dimension);
+  // Embeddings are made from scrubbed copies: copies made by older rules (or from older content) are made again
+  // first, and a row still stale after that (another process holds it) waits for the next run.
+  await rescrubCandidates(db);
   const stale = `NOT EXISTS (SELECT 1 FROM candidate_embeddings e
-      WHERE e.candidate_id = c.id AND e.model = $1 AND e.content_hash = c.content_hash)`;
+      WHERE e.candidate_id = c.id AND e.model = $1 AND e.content_hash = c.content_hash) AND NOT ${staleSql(3)}`;
   let embedded = 0;
   for (;;) {
     const rows = await db.query<{ id: string; org_id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string; content_hash: string }>(
       `SELECT c.id, c.org_id, c.scrubbed_headline, c.scrubbed_skills, c.scrubbed_text, c.content_hash FROM candidates c
        WHERE ${stale} ORDER BY c.id LIMIT $2`,
-      [embedder.model, opts.batch],
+      [embedder.model, opts.batch, SCRUB_RULES_VERSION],
     );
     if (rows.rows.length === 0) return embedded;
     // One batch may span organisations; each pays for its own texts.
@@ -44,7 +49,10 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
       );
     }
     embedded += rows.rows.length;
-    const left = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candidates c WHERE ${stale.replace('$1', '$1::text')}`, [embedder.model]);
+    const left = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM candidates c WHERE ${stale.replace('$1', '$1::text').replace('$3', '$2')}`,
+      [embedder.model, SCRUB_RULES_VERSION],
+    );
     opts.onProgress?.({ embedded, remaining: left.rows[0]?.n ?? 0 });
   }
 }

@@ -273,6 +273,18 @@ test('a row whose content another release rewrote without its scrubbed copies co
   assert.equal(await rescrubCandidates(rt.db), 0);
 });
 
+test('a vector the previous release embedded from raw skills is marked for re-embedding, though the scrubbed skills read the same', async () => {
+  const id = (await upsert([candidate('prev-vector', { skills: ['Go'] })])).json().items[0].id;
+  // That release embeds from the raw skills and writes the vector under its new content hash.
+  await rt.db.query(`UPDATE candidates SET skills = '{Go,jane@x.io}', content_hash = 'prev-release-hash' WHERE id = $1`, [id]);
+  await rt.db.query(`UPDATE candidate_embeddings SET content_hash = 'prev-release-hash' WHERE candidate_id = $1`, [id]);
+  assert.equal(await rescrubCandidates(rt.db), 1);
+  const row = (await rt.db.query<{ scrubbed_skills: string[] }>('SELECT scrubbed_skills FROM candidates WHERE id = $1', [id])).rows[0]!;
+  assert.deepEqual(row.scrubbed_skills, ['Go']);
+  const vector = (await rt.db.query<{ content_hash: string }>('SELECT content_hash FROM candidate_embeddings WHERE candidate_id = $1', [id])).rows;
+  assert.deepEqual(vector, [{ content_hash: '' }], 'its vector carried the email: stale for reembed');
+});
+
 test('the backfill keeps a vector whose text it did not change, and processes running it together share the rows', async () => {
   const items = (await upsert(Array.from({ length: 9 }, (_, i) => candidate(`bf-${i}`, { skills: ['Go', 'Kubernetes'], location: 'Lyon, FR' })))).json().items;
   const ids: string[] = items.map((it: { id: string }) => it.id);

@@ -51,3 +51,20 @@ test('an interrupted re-embed resumes where it stopped and never embeds a candid
   assert.equal(hits.length, 3);
   assert.ok(hits[0]!.vectorRank !== null, 'the new model is searchable');
 });
+
+test('re-embedding scrubs stale rows first: no copy made by older rules reaches the embedding model', async () => {
+  // A row as older rules left it: an email and a phone the current rules remove, still in its scrubbed copy.
+  const row = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY id LIMIT 1')).rows[0]!;
+  await db.query(
+    `UPDATE candidates SET resume = 'Go engineer. Call me at 0171/1234567 or pat.doe@example.org',
+       scrubbed_text = 'Go engineer. Call me at 0171/1234567 or pat.doe@example.org', scrub_version = 0 WHERE id = $1`,
+    [row.id],
+  );
+  await db.query('DELETE FROM candidate_embeddings WHERE candidate_id = $1', [row.id]);
+  const local = createLocalEmbedder();
+  const sent: string[] = [];
+  const capturing: Embedder = { model: local.model, dimension: local.dimension, embed: async (texts, opts) => (sent.push(...texts), local.embed(texts, opts)) };
+  assert.equal(await reembed(db, capturing, { batch: 10 }), 1);
+  assert.equal(sent.length, 1);
+  assert.doesNotMatch(sent[0]!, /pat\.doe|1234567/, sent[0]);
+});
