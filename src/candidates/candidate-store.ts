@@ -6,7 +6,7 @@ import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql } from '../retrieval/filters.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import type { Candidate } from './candidate-schemas.js';
-import { scrubFields, scrubResume } from './candidate-service.js';
+import { scrubFields, scrubResume, type ScrubSource } from './candidate-service.js';
 
 /** A candidate ready to store: raw fields plus everything derived from them. */
 export interface PreparedCandidate {
@@ -292,14 +292,8 @@ async function rescrubStale(db: Database, orgId: string, rows: ViewRow[]): Promi
 }
 
 /** A stored row's raw fields, as the scrubber needs them. */
-export interface RawScrubRow {
+export interface RawScrubRow extends ScrubSource {
   id: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  headline: string | null;
-  location: string | null;
-  skills: string[];
   resume: string;
 }
 
