@@ -1,6 +1,6 @@
 // Word tokens for lexical matching and hashing: lowercase, stopwords out, lightly stemmed, tech tokens whole.
 // One-word skill aliases become their canonical word, so "k8s" and "Kubernetes" are the same token.
-import { PII_PLACEHOLDERS } from './scrubber.js';
+import { PII_PLACEHOLDERS } from './pii-placeholders.js';
 import { isSkillForm, skillKey } from './skills.js';
 
 const STOPWORDS = new Set(

@@ -1,0 +1,134 @@
+// Names in text: those the caller knows (the candidate's, in any spelling), and those the text shows as a name (a
+// resume's header or "Name:" line, a role's contact). Part of the scrubber (scrubber.ts), which calls these last.
+import { PII_PLACEHOLDERS, type PiiPlaceholder } from './pii-placeholders.js';
+import { isSkillForm } from './skills.js';
+
+const NAME_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
+const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
+// Words that make a capitalised line a heading or a title rather than a person.
+const NOT_NAME_WORDS = new Set(
+  ('resume curriculum vitae cv phone number mobile email mail address location linkedin github website portfolio name summary profile objective experience education skills skill contact information info professional work employment history projects project certifications certification references achievements awards languages interests hobbies personal details technical core competencies qualifications career about overview highlights publications training courses volunteer activities page cover letter dear sincerely regards ' +
+    'ninja guru expert enthusiast freelancer contractor researcher tester artist photographer engineer developer manager analyst scientist designer architect administrator admin consultant specialist director lead senior junior intern officer coordinator assistant associate executive representative accountant nurse teacher programmer technician software data web full stack frontend backend front back end devops product project marketing sales hr human resources finance financial business operations support customer service network system systems database cloud security mobile ios android java python javascript machine learning head chief vp president founder owner student graduate recruiter writer editor trainer physician doctor pharmacist therapist attorney lawyer paralegal clerk cashier driver chef agent flutter django php node wordpress ' +
+    'inc ltd llc company technologies solutions university college school institute bank group corporation the and of for at in on to with new york san los united states kingdom india').split(' '),
+);
+const NAME_WORD = /^(?:\p{Lu}[\p{L}'’-]*\.?|\p{Lu}\.)$/u;
+const COMMON_WORD_NAMES = new Set('will may mark grant bill rose summer hope faith joy dawn june april august grace sky river bob jack art guy penny ray sunny frank rich gay amber ruby crystal chase hunter'.split(' '));
+
+function looksLikeName(value: string): boolean {
+  if (/[\d@[\]/:|]/.test(value)) return false;
+  const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
+  if (words.length < 2 || words.length > 4) return false;
+  // A skill is no name ("Golang Ninja"), unless it is a first name too ("Ruby").
+  const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
+  return words.every((w) => NAME_WORD.test(w) && !NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))));
+}
+
+// A contact named in a role ("Hiring manager Jane Roe", "Contact: Jane Roe"): the name is unknown in advance.
+// Case-sensitive on purpose (\p{Lu} under the i flag would take any letter), so each label spells its capitals.
+// "Contact" and "Recruiter" need punctuation before the name: "Contact Center Manager" is a job title.
+const CONTACT_NAME_RE = /(?<![\p{L}])((?:(?:[Hh]iring[ \t]+[Mm]anager|HIRING MANAGER|[Rr]each[ \t]+out[ \t]+to|[Aa]sk[ \t]+for)[ \t]*[:\-–,]?|(?:[Rr]ecruiter|RECRUITER|[Cc]ontact(?:[ \t]+[Pp]erson)?|CONTACT|[Aa]nsprechpartner(?:in)?|[Ii]nterlocuteur)[ \t]*[:\-–,])[ \t]*)(\p{Lu}[\p{L}'’.-]{0,30}(?:[ \t]\p{Lu}[\p{L}'’.-]{0,30}){1,2})(?![\p{L}'’.-])/gu;
+
+const NOT_CONTACT_WORDS = new Set('interview interviews team teams department process round rounds screen screening call calls panel approval review shall must should can form page portal details us our hiring talent people'.split(' '));
+
+function decideContactName(all: string, label: string, value: string): string {
+  // The first word must be no title, heading or skill ("Recruiter Coordination" is no person).
+  const first = value.split(/[ \t]/)[0]!.toLowerCase().replace(/[.'’]/g, '');
+  if (!/^\p{Lu}/u.test(value) || NOT_NAME_WORDS.has(first) || NOT_CONTACT_WORDS.has(first) || (isSkillForm(first) && !COMMON_WORD_NAMES.has(first))) return all;
+  return `${label}[NAME]`;
+}
+
+function nameParts(value: string): string[] {
+  return value.split(/[\s-]+/).map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')).filter((p) => p.length >= 2 && !PARTICLES.has(p.toLowerCase()));
+}
+
+/** Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it). */
+export function scrubHeaderName(text: string, found: string[]): string {
+  const lines = text.split('\n');
+  for (let i = 0, seen = 0; i < lines.length && seen < 3; i++) {
+    const line = lines[i]!;
+    if (!/\p{L}/u.test(line)) continue;
+    seen++;
+    const first = line.split(/[|•·,]| [-–] /)[0]!;
+    if (looksLikeName(first)) {
+      found.push(first);
+      lines[i] = line.replace(first.trim(), '[NAME]');
+      return lines.join('\n');
+    }
+    if (!/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;
+  }
+  return text;
+}
+
+export const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const APOSTROPHES = /[’‘ʼʹ`´′]/;
+/**
+ * Folds what spellings of one name differ in: apostrophes ("O’Brien" is "O'Brien") and diacritics ("José" is
+ * "Jose"). One UTF-16 unit in, one out, so a match in the folded text is at the same place in the original.
+ */
+function foldName(text: string): string {
+  if (!/[\u0080-\uffff]/.test(text)) return text;
+  return text.replace(/[\u0080-\uffff]/g, (ch) => {
+    if (APOSTROPHES.test(ch)) return "'";
+    const base = ch.normalize('NFD').replace(/\p{M}+/gu, '');
+    return base.length === 1 ? base : ch;
+  });
+}
+
+const nameRegexes = new Map<string, { re: RegExp; parts: string[] } | null>();
+
+/** One pattern for the whole names first ("Ada Lovelace" becomes one [NAME]), then each part on its own. */
+function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
+  // Compiling a pattern costs more than running it, and pools repeat names: keep a small cache.
+  const key = names.join('\u0000');
+  const cached = nameRegexes.get(key);
+  if (cached !== undefined) return cached;
+  const partLists = names.map((n) => nameParts(foldName(n.normalize('NFKC')))).filter((parts) => parts.length > 0);
+  const wholes = partLists.filter((parts) => parts.length > 1).map((parts) => parts.map(escapeRe).join('[ \\t]+'));
+  const singles = partLists.flat().filter((p) => !PII_PLACEHOLDERS.includes(`[${p.toUpperCase()}]` as PiiPlaceholder)).map(escapeRe);
+  const alternatives = [...new Set([...wholes.sort((a, b) => b.length - a.length), ...singles.sort((a, b) => b.length - a.length)])];
+  const parts = [...new Set(partLists.flat().map((p) => p.toLowerCase()))];
+  const re = alternatives.length === 0 ? null : { re: new RegExp(`(?<![\\p{L}\\p{N}_\\[])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}_])`, 'giu'), parts };
+  if (nameRegexes.size >= 512) nameRegexes.clear();
+  nameRegexes.set(key, re);
+  return re;
+}
+
+/** Removes the names as whole words; common-word names ("Will", "May") only when capitalised. */
+export function scrubNames(text: string, names: string[], caseInsensitive: boolean): string {
+  const compiled = nameRegex(names);
+  if (!compiled) return text;
+  // Matched in the folded text, replaced in the original: both have the same length.
+  const folded = foldName(text);
+  // A plain substring test first: the unicode-aware pattern is slow, and most texts hold no name.
+  const lower = folded.toLowerCase();
+  if (!compiled.parts.some((p) => lower.includes(p))) return text;
+  const capitalised = (hit: string) => hit[0] !== hit[0]!.toLowerCase();
+  const plainWord = (hit: string) => !COMMON_WORD_NAMES.has(hit.split(/[ \t]/)[0]!.toLowerCase());
+  let out = '';
+  let copied = 0;
+  for (const m of folded.matchAll(compiled.re)) {
+    const hit = text.slice(m.index, m.index + m[0].length);
+    if (!(capitalised(hit) || (caseInsensitive && plainWord(hit)))) continue;
+    out += `${text.slice(copied, m.index)}[NAME]`;
+    copied = m.index + m[0].length;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** Replaces the value of a "Name:" line, and adds it to found (the value ends at a column gap or the next "Label:"). */
+export function scrubNameLabel(text: string, found: string[]): string {
+  return text.replace(NAME_LABEL_RE, (all, label: string, value: string) => {
+    // "Name: Ann Lee   Experience: 2 years".
+    const cut = /[ \t]{2,}|\t|[ \t][|•·][ \t]|[,;][ \t]*[\p{L} ]{1,30}:/u.exec(value);
+    const v = (cut ? value.slice(0, cut.index) : value).trim();
+    if (v === '' || v.includes('[') || /\d|@/.test(v) || v.split(/\s+/).length > 5) return all;
+    found.push(v);
+    return label + value.replace(v, '[NAME]');
+  });
+}
+
+/** A capitalised name right after a contact label, as roles write it ("Hiring manager Jane Roe"). */
+export function scrubContactNames(text: string): string {
+  return text.replace(CONTACT_NAME_RE, decideContactName);
+}
