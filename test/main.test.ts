@@ -69,3 +69,49 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+// API.md: "npm start" is how the service is started, and SIGTERM makes it exit 0. npm forwards a signal to the
+// script's shell only; unless the shell execs the service, the service never hears it and outlives npm.
+test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and frees its port and data dir', async () => {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-npm-start-'));
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'npm-start-test-key-0123456789' };
+  const npm = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  npm.stdout.on('data', (d) => (out += d));
+  npm.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npm.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let servicePid: number | undefined;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    const deadline = Date.now() + 60_000;
+    while (servicePid === undefined && Date.now() < deadline) {
+      const started = out.split('\n').find((l) => l.includes('"msg":"talent-matcher started"'));
+      if (started) servicePid = (JSON.parse(started) as { pid: number }).pid;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(servicePid, `the service started:\n${out}`);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+
+    npm.kill('SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null }, out);
+    const gone = Date.now() + 5_000;
+    while (alive(servicePid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(servicePid), false, 'the service process exited with npm');
+    assert.match(out, /"signal":"SIGTERM","msg":"shutting down"/);
+    assert.equal(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused'), 'refused');
+  } finally {
+    npm.kill('SIGKILL');
+    if (servicePid !== undefined && alive(servicePid)) process.kill(servicePid, 'SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
