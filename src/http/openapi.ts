@@ -1,6 +1,7 @@
 // What the route schemas cannot say about the contract, added to the generated OpenAPI document: the problem media
 // type of errors, response headers (ETag, Retry-After, Location), If-None-Match, the routes that need no key, the
-// Prometheus text of /metrics, the optional body of a stored role's run, and the 503 of a service shutting down.
+// Prometheus text of /metrics, the optional body of a stored role's run, the 413/415 of every route with a body, and
+// the 503 of a service shutting down.
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 interface Operation {
@@ -43,6 +44,11 @@ export function completeDocument<T>(generated: T): T {
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(operations)) {
       const responses = (op.responses ??= {});
+      // Every body passes fastify's limit and content-type check before its schema (1 MiB; the upsert sets 64 MiB).
+      if (op.requestBody) {
+        responses['413'] ??= { description: 'The body is larger than this route accepts; the detail names the limit.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+        responses['415'] ??= { description: 'The body is not JSON.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+      }
       if (NO_KEY.has(path)) op.security = [];
       else responses['503'] ??= { description: 'The service is shutting down; retry shortly.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
       for (const [status, response] of Object.entries(responses)) {

@@ -107,6 +107,10 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) >= 400) assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], `${method} ${path} ${status}`);
       }
+      // Every route with a body refuses one over its limit (413) or not JSON (415), not only the candidate upsert.
+      if ((op as { requestBody?: object }).requestBody) {
+        assert.ok(op.responses['413'] && op.responses['415'], `${method} ${path}: 413 and 415`);
+      }
       const needsKey = path.startsWith('/v1/');
       assert.equal(op.security === undefined || op.security.length > 0, needsKey, `${method} ${path}: security`);
       if (needsKey) assert.ok(op.responses['503'] && op.responses['401'], `${method} ${path}: 401 and 503`);
