@@ -32,6 +32,8 @@ export interface RuntimeOptions {
   loadDataDir?: Blob;
   /** Where the generated first key is printed (stdout by default). */
   print?: (line: string) => void;
+  /** Tests: the clock (epoch ms) the services read; Date.now by default. */
+  now?: () => number;
 }
 
 export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -45,7 +47,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     // Embedding calls of the llm embedder are ledger rows like any other model call.
     const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger, limiter: modelLimiter });
     await ensureVectorIndex(db, embedder.model, embedder.dimension);
-    const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter });
+    const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter, now: opts.now });
     const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
     const worker =
       config.PROCESS_ROLE === 'api'

@@ -22,6 +22,8 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** The process's one cap on model requests in flight (chat and embeddings alike); runtime.ts shares it with the embedder. */
   modelLimiter?: LimitFunction;
+  /** Epoch ms: the clock of the daily budget. Date.now unless a test sets the time. */
+  now?: () => number;
 }
 
 export async function createServices(config: Config, deps: ServiceDeps) {
@@ -59,6 +61,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
       engine: config.engine,
       limits: { maxRunsInFlightPerOrg: config.MAX_RUNS_IN_FLIGHT_PER_ORG, orgDailyBudgetUsd: config.ORG_DAILY_BUDGET_USD },
       notifyQueued: () => queueListeners.forEach((listener) => listener()),
+      now: deps.now,
     }),
     /** Local workers subscribe here to hear of new runs at once. */
     onRunQueued(listener: () => void): () => void {

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { AppError, ConflictError, NotFoundError, TooManyRequestsError, UnprocessableError } from '../errors.js';
 import type { Engine } from '../matching/domain.js';
 import type { RoleInput } from '../roles/role-schemas.js';
-import type { UsageStore } from '../usage/usage-store.js';
+import { utcDayOf, type UsageStore } from '../usage/usage-store.js';
 import { FINISHED_STATUSES, type Run, type RunParams, type RunStatus } from './run-schemas.js';
 import type { RunStore } from './run-store.js';
 
@@ -36,6 +36,8 @@ export function createRunService(deps: {
   limits: RunServiceLimits;
   /** Wakes local workers so a new run starts without waiting for the next poll. */
   notifyQueued?: () => void;
+  /** Epoch ms; says which UTC day the daily budget is for. Date.now unless a test sets the time. */
+  now?: () => number;
 }) {
   const { db, runs } = deps;
 
@@ -62,7 +64,9 @@ export function createRunService(deps: {
         if (first) return replay(req.orgId, req.idempotencyKey, hash);
       }
       if (deps.engine === 'llm') {
-        const spent = await deps.usage.spentTodayUsd(req.orgId);
+        // One reading of the clock for the day spent and the wait until the next: they cannot disagree at midnight.
+        const now = new Date((deps.now ?? Date.now)());
+        const spent = await deps.usage.spentOnUtcDayUsd(req.orgId, now);
         if (spent >= deps.limits.orgDailyBudgetUsd) {
           throw new AppError(
             429,
@@ -70,7 +74,7 @@ export function createRunService(deps: {
             'Daily model budget exhausted',
             `This organisation has spent $${spent.toFixed(2)} of its $${deps.limits.orgDailyBudgetUsd.toFixed(2)} daily model budget; new runs start again after midnight UTC.`,
             undefined,
-            { 'retry-after': String(secondsUntilUtcMidnight()) },
+            { 'retry-after': String(secondsUntilUtcMidnight(now)) },
           );
         }
       }
@@ -146,10 +150,8 @@ export function createRunService(deps: {
   };
 }
 
-function secondsUntilUtcMidnight(): number {
-  const now = new Date();
-  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
+function secondsUntilUtcMidnight(now: Date): number {
+  return Math.max(1, Math.ceil((utcDayOf(now).end.getTime() - now.getTime()) / 1000));
 }
 
 export type RunService = ReturnType<typeof createRunService>;

@@ -7,6 +7,14 @@ export type LedgerRow = LedgerEntry;
 
 export type UsageGroup = 'day' | 'agent' | 'model';
 
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The UTC day that holds `at`: from its midnight (included) to the next (excluded). */
+export function utcDayOf(at: Date): { start: Date; end: Date } {
+  const start = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  return { start: new Date(start), end: new Date(start + DAY_MS) };
+}
+
 const GROUP_KEYS: Record<UsageGroup, string> = {
   day: "to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
   agent: 'agent',
@@ -74,11 +82,16 @@ export function createUsageStore(db: Queryable) {
       return { calls: t.calls, tokens: Number(t.tokens), costUsd: Number(t.cost) };
     },
 
-    async spentTodayUsd(orgId: string): Promise<number> {
+    /**
+     * What the organisation spent on the UTC day that holds `at`. The caller's clock says which day that is, as the
+     * caller's clock stamped the rows (the journal's `at`), so a test can put "now" a moment before midnight.
+     */
+    async spentOnUtcDayUsd(orgId: string, at: Date): Promise<number> {
+      const day = utcDayOf(at);
       const r = await db.query<{ cost: number }>(
         `SELECT coalesce(sum(cost_usd), 0)::numeric AS cost FROM model_calls
-         WHERE org_id = $1 AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
-        [orgId],
+         WHERE org_id = $1 AND created_at >= $2 AND created_at < $3`,
+        [orgId, day.start, day.end],
       );
       return Number(r.rows[0]?.cost ?? 0);
     },

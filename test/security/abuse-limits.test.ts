@@ -1,6 +1,7 @@
 // Abuse limits (OWASP API4, API6, LLM10): per-key rate limits, request caps, runs in flight and the daily model budget.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { testClock } from '../support/clock.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
@@ -11,6 +12,8 @@ const WRITES = 5;
 const RUNS = 4;
 const IN_FLIGHT = 2;
 const BUDGET_USD = 1;
+// The daily budget's clock: real time, except where the budget test stops it either side of a UTC midnight.
+const clock = testClock();
 
 before(async () => {
   fake = await startFakeLlmServer();
@@ -24,7 +27,7 @@ before(async () => {
     RATE_LIMIT_RUNS_PER_MINUTE: String(RUNS),
     MAX_RUNS_IN_FLIGHT_PER_ORG: String(IN_FLIGHT),
     ORG_DAILY_BUDGET_USD: String(BUDGET_USD),
-  });
+  }, { now: clock.now });
 });
 after(async () => {
   await rt.close();
@@ -113,29 +116,37 @@ test('runs in flight per organisation are capped, also against a concurrent burs
   assert.equal((await post(bearer(second.key), '/v1/matching-runs', { role: GO_ROLE })).statusCode, 202);
 });
 
-test('the daily model budget: once spent, new LLM runs are refused with a clear problem document until midnight UTC', async () => {
+test('the daily model budget: once spent, new LLM runs are refused with a clear problem document until midnight UTC', async (t) => {
+  // The service's clock, not the machine's, says which day it is: a tenth of a second before midnight UTC.
+  const today = Date.parse('2025-06-30T00:00:00.000Z');
+  const midnight = today + 24 * 3600_000;
+  clock.set(midnight - 100);
+  t.after(() => clock.set(null));
   const spender = await rt.services.apiKeys.create('spender');
   const thrifty = await rt.services.apiKeys.create('thrifty');
-  const spend = (orgId: string, usd: number, daysAgo = 0) =>
+  const spend = (orgId: string, usd: number, at: number) =>
     rt.db.query(
       `INSERT INTO model_calls (org_id, agent, model, prompt_tokens, completion_tokens, cost_usd, outcome, created_at)
-       VALUES ($1, 'scorer', 'fake-chat', 1000, 100, $2, 'ok', now() - make_interval(days => $3))`,
-      [orgId, usd, daysAgo],
+       VALUES ($1, 'scorer', 'fake-chat', 1000, 100, $2, 'ok', $3)`,
+      [orgId, usd, new Date(at)],
     );
-  await spend(spender.orgId, 0.6);
-  await spend(spender.orgId, 5, 1); // yesterday's spend does not count against today
+  await spend(spender.orgId, 0.6, today); // the day's first millisecond counts
+  await spend(spender.orgId, 5, today - 1); // yesterday's last one does not
   const roleId = (await post(bearer(spender.key), '/v1/roles', GO_ROLE)).json().id;
   assert.equal((await post(bearer(spender.key), '/v1/matching-runs', { roleId })).statusCode, 202, 'under budget: the run starts');
-  await spend(spender.orgId, 0.4);
+  await spend(spender.orgId, 0.4, midnight - 100);
   const runs = await count('matching_runs');
   for (const url of ['/v1/matching-runs', `/v1/roles/${roleId}/matching-runs`]) {
     const res = await post(bearer(spender.key), url, url === '/v1/matching-runs' ? { roleId } : {});
     const { body, retryAfter } = assertProblem(res, 429, /daily_budget_exhausted$/);
     assert.equal(body.title, 'Daily model budget exhausted');
     assert.match(body.detail, /\$1\.00 of its \$1\.00 daily model budget/);
-    assert.ok(retryAfter <= 24 * 3600, 'Retry-After points at the next UTC midnight');
+    assert.equal(retryAfter, 1, 'Retry-After points at the next UTC midnight, 0.1 s away, in whole seconds');
   }
   assert.equal(await count('matching_runs'), runs, 'a refused run writes nothing');
   assert.equal((await post(bearer(thrifty.key), '/v1/matching-runs', { role: GO_ROLE })).statusCode, 202, 'the budget is per organisation');
+  // Midnight UTC: yesterday's $1.00 no longer counts.
+  clock.set(midnight);
+  assert.equal((await post(bearer(spender.key), '/v1/matching-runs', { roleId })).statusCode, 202, 'a new day, a new budget');
   assert.equal(fake.chatRequests().length, 0, 'no model was called by any of this');
 });

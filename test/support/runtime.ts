@@ -17,7 +17,8 @@ export interface TestRuntime extends Runtime {
   auth(key?: string): { authorization: string };
 }
 
-export async function startTestRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
+/** `now`: the clock the services read (see test/support/clock.ts); real time by default. */
+export async function startTestRuntime(env: Record<string, string> = {}, opts: { now?: () => number } = {}): Promise<TestRuntime> {
   const config = loadConfig({
     DATA_DIR: 'memory://',
     LOG_LEVEL: 'debug',
@@ -36,7 +37,7 @@ export async function startTestRuntime(env: Record<string, string> = {}): Promis
     },
   });
   const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), sink);
-  const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {} });
+  const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {}, now: opts.now });
   await runtime.app?.ready();
   return {
     ...runtime,
