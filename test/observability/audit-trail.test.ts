@@ -121,24 +121,36 @@ test('prune-traces removes whole trails older than the retention period, and onl
   const { org_id: orgId, role_id: roleId } = (await db.query<{ org_id: string; role_id: string }>('SELECT org_id, role_id FROM matching_runs WHERE id = $1', [run.id])).rows[0]!;
   const newRun = async () =>
     (await db.query<{ id: string }>(`INSERT INTO matching_runs (org_id, role_id, engine, params, progress, status) VALUES ($1, $2, 'llm', '{}', '{}', 'succeeded') RETURNING id`, [orgId, roleId])).rows[0]!.id;
-  const addTrace = (runId: string, daysAgo: number) =>
-    db.query(`INSERT INTO run_trace (run_id, org_id, kind, data, at) VALUES ($1, $2, 'run.started', '{}', now() - $3 * interval '1 day')`, [runId, orgId, daysAgo]);
+  // One reading of the clock: the rows' times and the pruning's "now" cannot fall either side of a tick (or a midnight).
+  const now = new Date();
+  const DAY = 24 * 3600_000;
+  const addTrace = (runId: string, msAgo: number) =>
+    db.query(`INSERT INTO run_trace (run_id, org_id, kind, data, at) VALUES ($1, $2, 'run.started', '{}', $3)`, [runId, orgId, new Date(now.getTime() - msAgo)]);
   const old = await newRun();
-  await addTrace(old, 200);
-  await addTrace(old, 190);
+  await addTrace(old, 200 * DAY);
+  await addTrace(old, 190 * DAY);
   // A trail that began long ago but was written to recently stays whole.
   const spanning = await newRun();
-  await addTrace(spanning, 200);
-  await addTrace(spanning, 10);
+  await addTrace(spanning, 200 * DAY);
+  await addTrace(spanning, 10 * DAY);
+  // The bound itself: a trail last written exactly the retention period ago stays; a millisecond earlier, it goes.
+  const atBound = await newRun();
+  await addTrace(atBound, 180 * DAY);
+  const pastBound = await newRun();
+  await addTrace(pastBound, 180 * DAY + 1);
   const count = async (runId: string) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM run_trace WHERE run_id = $1', [runId])).rows[0]!.n;
   const before = await count(run.id);
 
   assert.equal(rig.rt.config.TRACE_RETENTION_DAYS, 180, 'the default retention');
-  assert.deepEqual(await pruneTraces(db, rig.rt.config.TRACE_RETENTION_DAYS).then((r) => [r.runs, r.rows]), [1, 2]);
+  const pruned = await pruneTraces(db, rig.rt.config.TRACE_RETENTION_DAYS, now);
+  assert.deepEqual([pruned.runs, pruned.rows], [2, 3]);
+  assert.equal(pruned.before.getTime(), now.getTime() - 180 * DAY);
   assert.equal(await count(old), 0);
+  assert.equal(await count(pastBound), 0);
+  assert.equal(await count(atBound), 1);
   assert.equal(await count(spanning), 2);
   assert.equal(await count(run.id), before);
-  assert.deepEqual(await pruneTraces(db, 5).then((r) => [r.runs, r.rows]), [1, 2], 'a shorter period reaches the spanning trail');
+  assert.deepEqual(await pruneTraces(db, 5, now).then((r) => [r.runs, r.rows]), [2, 3], 'a shorter period reaches the spanning trail and the one at the bound');
   assert.equal(await count(run.id), before, 'today’s trail is never pruned');
 });
 
