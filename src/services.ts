@@ -22,7 +22,7 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** The process's one cap on model requests in flight (chat and embeddings alike); runtime.ts shares it with the embedder. */
   modelLimiter?: LimitFunction;
-  /** Epoch ms: the clock of the daily budget. Date.now unless a test sets the time. */
+  /** Epoch ms: the clock of the daily budget and of the in-process caches. Date.now unless a test sets the time. */
   now?: () => number;
 }
 
@@ -34,7 +34,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
   const runStore = createRunStore(db);
   const usage = createUsageStore(db);
   const journal = createJournal({ db, logger });
-  const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS });
+  const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS, now: deps.now });
   const lifecycle = { closing: false };
   const queueListeners = new Set<() => void>();
 
@@ -45,6 +45,8 @@ export async function createServices(config: Config, deps: ServiceDeps) {
     metrics,
     embedder,
     modelLimiter: deps.modelLimiter ?? pLimit(config.LLM_CONCURRENCY),
+    /** Epoch ms: what the caches and the daily budget take the time to be. */
+    now: deps.now ?? Date.now,
     lifecycle,
     apiKeys,
     candidateStore,

@@ -39,11 +39,13 @@ export interface ApiKeyStoreOptions {
    * the CLI against a shared PostgreSQL) within this time.
    */
   cacheTtlMs?: number;
+  /** Epoch ms: the clock that ages cached verifications (Date.now by default). */
+  now?: () => number;
 }
 
 export function createApiKeyStore(db: Queryable, opts: ApiKeyStoreOptions = {}) {
   // Keyed by the key's hash, like the table: the raw key is not kept past the request.
-  const verified = new RecentCache<Caller>({ ttlMs: opts.cacheTtlMs ?? 0, maxEntries: 10_000 });
+  const verified = new RecentCache<Caller>({ ttlMs: opts.cacheTtlMs ?? 0, maxEntries: 10_000, now: opts.now });
   // A verification that read api_keys before a revocation here must not cache what it read.
   let revocations = 0;
 

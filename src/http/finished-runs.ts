@@ -18,12 +18,13 @@ export class FinishedRunCache {
   readonly #answers: RecentCache<FinishedRunAnswer & { orgId: string }>;
 
   /** At most maxEntries answers and maxBytes of bodies (a 500-entry shortlist is about 750 KB). */
-  constructor(ttlMs: number, opts: { maxEntries?: number; maxBytes?: number } = {}) {
+  constructor(ttlMs: number, opts: { maxEntries?: number; maxBytes?: number; now?: () => number } = {}) {
     this.#answers = new RecentCache({
       ttlMs,
       maxEntries: opts.maxEntries ?? 1_000,
       maxSize: opts.maxBytes ?? 32 * 1024 * 1024,
       sizeOf: (answer) => answer.body.length,
+      now: opts.now,
     });
   }
 

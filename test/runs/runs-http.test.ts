@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout } from 'node:timers/promises';
 import type { Agents } from '../../src/agents/types.js';
 import { initialContext } from '../../src/matching/context.js';
 import { createRunQueue } from '../../src/runs/run-queue.js';
+import { testClock } from '../support/clock.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
 import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
+// The caches' clock: real time, except where a test stops it to age a cached answer by exactly what it says.
+const clock = testClock();
 before(async () => {
   // No built-in worker: each test starts the worker it needs.
   // A short cache time, so a test can see a cached answer expire.
-  rt = await startTestRuntime({ PROCESS_ROLE: 'api', CACHE_TTL_MS: '1000' });
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api', CACHE_TTL_MS: '1000' }, { now: clock.now });
   const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
   assert.equal(res.statusCode, 200);
 });
@@ -115,11 +117,14 @@ test('ETag: 304 while nothing changed, a new tag once the run moved; Retry-After
   });
 });
 
-test('a finished run is answered from memory, same bytes; an erasure or another process’s change is a new version', async () => {
+test('a finished run is answered from memory, same bytes; an erasure or another process’s change is a new version', async (t) => {
   // The worker is stopped before statements are counted: idle, it polls for queued runs every pollMs.
   const done = await withWorker({}, async () => finished((await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json().id));
-  // Past CACHE_TTL_MS, so the first read below stores the key and the answer afresh and the next two fall well within it.
-  await setTimeout(1_250);
+  // The clock stops past CACHE_TTL_MS of anything cached so far: the first read below stores the key and the answer
+  // afresh, and the reads after it are within the cache time however slowly the machine runs them.
+  const start = Date.now() + 1_000;
+  clock.set(start);
+  t.after(() => clock.set(null));
   const first = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
   assert.deepEqual(first.json(), done);
   assert.match(first.headers['content-type'] as string, /^application\/json; charset=utf-8/);
@@ -151,13 +156,15 @@ test('a finished run is answered from memory, same bytes; an erasure or another 
   assert.equal(entry.name, null);
   assert.equal(entry.totalScore, top.totalScore, 'the scores stay');
 
-  // A change made elsewhere (another replica's erasure) is seen once the cached answer is older than CACHE_TTL_MS.
+  // A change made elsewhere (another replica's erasure) is seen once the cached answer is CACHE_TTL_MS old, not before.
   await rt.db.query('UPDATE matching_runs SET version = version + 1 WHERE id = $1', [done.id]);
-  const later = await waitFor(async () => {
-    const r = await rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
-    return r.headers.etag !== erased.headers.etag ? r : null;
-  }, 5_000, 'the new version');
+  const read = () => rt.app!.inject({ url: `/v1/matching-runs/${done.id}`, headers: rt.auth() });
+  clock.set(start + 999);
+  assert.equal((await read()).headers.etag, erased.headers.etag, 'a millisecond short of the cache time: the cached answer');
+  clock.set(start + 1_000);
+  const later = await read();
   assert.equal(later.statusCode, 200);
+  assert.notEqual(later.headers.etag, erased.headers.etag, 'at the cache time: the new version');
 });
 
 test('events page oldest first with after= and nextCursor', async () => {
