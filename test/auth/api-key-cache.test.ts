@@ -14,13 +14,16 @@ after(() => db.close());
 /** The database, with a count of reads of api_keys and an optional hold on them. */
 function watched() {
   let reads = 0;
-  let hold: Promise<void> | null = null;
+  let hold: { reached: () => void; until: Promise<void> } | null = null;
   const queryable: Queryable = {
     async query(text, values) {
       if (/FROM api_keys WHERE prefix/.test(text)) {
         reads++;
         const result = await db.query(text, values);
-        if (hold) await hold;
+        if (hold) {
+          hold.reached();
+          await hold.until;
+        }
         return result as never;
       }
       return db.query(text, values);
@@ -29,12 +32,18 @@ function watched() {
   return {
     queryable,
     reads: () => reads,
-    holdReads(): () => void {
+    /** Holds the next reads once they have their rows: `held` resolves when one has. */
+    holdReads(): { held: Promise<void>; release: () => void } {
+      let reached!: () => void;
       let release!: () => void;
-      hold = new Promise((r) => (release = r));
-      return () => {
-        hold = null;
-        release();
+      const held = new Promise<void>((r) => (reached = r));
+      hold = { reached, until: new Promise((r) => (release = r)) };
+      return {
+        held,
+        release: () => {
+          hold = null;
+          release();
+        },
       };
     },
   };
@@ -62,9 +71,9 @@ test('a verification that read the key before a revocation does not cache it', a
   const w = watched();
   const keys = createApiKeyStore(w.queryable, { cacheTtlMs: 60_000 });
   const { key, prefix } = await keys.create('cache-race');
-  const release = w.holdReads();
+  const { held, release } = w.holdReads();
   const inFlight = keys.verify(key);
-  await new Promise((r) => setTimeout(r, 50));
+  await held; // it has read the key: a fixed pause could end before the read did, and the revocation come first
   assert.equal(await keys.revoke(prefix), true);
   release();
   assert.ok(await inFlight, 'it read the key while it was valid');
@@ -72,13 +81,16 @@ test('a verification that read the key before a revocation does not cache it', a
 });
 
 test('a revocation by another process takes effect within the cache time', async () => {
-  const here = createApiKeyStore(db, { cacheTtlMs: 300 });
+  let now = 0;
+  const here = createApiKeyStore(db, { cacheTtlMs: 300, now: () => now });
   const elsewhere = createApiKeyStore(db);
   const { key, prefix } = await here.create('cache-elsewhere');
   assert.ok(await here.verify(key));
   assert.equal(await elsewhere.revoke(prefix), true);
-  await new Promise((r) => setTimeout(r, 350));
-  assert.equal(await here.verify(key), null);
+  now = 299;
+  assert.ok(await here.verify(key), 'still trusted within the cache time: the documented bound');
+  now = 300;
+  assert.equal(await here.verify(key), null, 'not a millisecond past it');
 });
 
 test('with a cache time of 0 every verification reads api_keys', async () => {
