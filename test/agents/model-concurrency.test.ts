@@ -29,7 +29,8 @@ test('an embedding request waits for a slot a chat request holds (LLM_CONCURRENC
   await waitFor(async () => held && fake.inFlight === 1, 10_000, 'the held chat request');
   const embeddingsBefore = fake.requests.filter((r) => r.path === '/v1/embeddings').length;
   const upload = rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: [candidate('late-1', { resume: 'Go engineer' })] } });
-  await new Promise((r) => setTimeout(r, 300));
+  // Queued for the slot, not merely slow: a fixed pause would pass as well if the upload had not got that far yet.
+  await waitFor(async () => rt.services.modelLimiter.pendingCount === 1, 10_000, 'the upload’s embedding to queue for the slot');
   assert.equal(fake.requests.filter((r) => r.path === '/v1/embeddings').length, embeddingsBefore, 'the upload embedding waited for the chat slot');
   assert.equal(fake.maxInFlight, 1);
   release();

@@ -248,7 +248,7 @@ test('a connection lost after sending and an abort during the request are charge
   const send = (signal?: AbortSignal) => h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, budget, signal });
   await assert.rejects(send()); // connection reset after the request was sent
   const abort = new AbortController();
-  setTimeout(() => abort.abort(), 100);
+  void h.server.waitForRequests(2).then(() => abort.abort()); // once the provider has it, not after a guessed 100 ms
   await assert.rejects(send(abort.signal)); // aborted while the provider works on it
   await assert.rejects(send()); // 503: the provider answered that it did not process it
   await assert.rejects(send()); // 429
