@@ -61,6 +61,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
       runs: runStore,
       usage,
       engine: config.engine,
+      embeddings: config.EMBEDDINGS,
       limits: { maxRunsInFlightPerOrg: config.MAX_RUNS_IN_FLIGHT_PER_ORG, orgDailyBudgetUsd: config.ORG_DAILY_BUDGET_USD },
       notifyQueued: () => queueListeners.forEach((listener) => listener()),
       now: deps.now,

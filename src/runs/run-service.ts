@@ -33,6 +33,8 @@ export function createRunService(deps: {
   runs: RunStore;
   usage: UsageStore;
   engine: Engine;
+  /** Where query embeddings come from: 'llm' embeddings are paid model calls, whatever the engine. */
+  embeddings: 'local' | 'llm';
   limits: RunServiceLimits;
   /** Wakes local workers so a new run starts without waiting for the next poll. */
   notifyQueued?: () => void;
@@ -63,7 +65,8 @@ export function createRunService(deps: {
         const first = await runs.findByIdempotencyKey(req.orgId, req.idempotencyKey);
         if (first) return replay(req.orgId, req.idempotencyKey, hash);
       }
-      if (deps.engine === 'llm') {
+      // A run spends on models if its agents are models, or if its queries are embedded by one.
+      if (deps.engine === 'llm' || deps.embeddings === 'llm') {
         // One reading of the clock for the day spent and the wait until the next: they cannot disagree at midnight.
         const now = new Date((deps.now ?? Date.now)());
         const spent = await deps.usage.spentOnUtcDayUsd(req.orgId, now);

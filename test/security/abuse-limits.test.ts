@@ -1,6 +1,8 @@
 // Abuse limits (OWASP API4, API6, LLM10): per-key rate limits, request caps, runs in flight and the daily model budget.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { AppError } from '../../src/errors.js';
+import { createRunService } from '../../src/runs/run-service.js';
 import { testClock } from '../support/clock.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate, GO_ROLE } from '../support/fixtures.js';
@@ -149,4 +151,29 @@ test('the daily model budget: once spent, new LLM runs are refused with a clear 
   clock.set(midnight);
   assert.equal((await post(bearer(spender.key), '/v1/matching-runs', { roleId })).statusCode, 202, 'a new day, a new budget');
   assert.equal(fake.chatRequests().length, 0, 'no model was called by any of this');
+});
+
+test('a heuristic run whose queries an endpoint embeds is paid for: the daily budget gates it too; with local embeddings it is free', async () => {
+  const payer = await rt.services.apiKeys.create('embedding payer');
+  await rt.db.query(
+    `INSERT INTO model_calls (org_id, agent, model, prompt_tokens, completion_tokens, cost_usd, outcome)
+     VALUES ($1, 'embedder', 'fake-embedding', 1000, 0, $2, 'ok')`,
+    [payer.orgId, BUDGET_USD],
+  );
+  // The same queue and stores as the app's; only the engine and where embeddings come from differ.
+  const heuristicRuns = (embeddings: 'local' | 'llm') =>
+    createRunService({
+      db: rt.db,
+      runs: rt.services.runStore,
+      usage: rt.services.usage,
+      engine: 'heuristic',
+      embeddings,
+      limits: { maxRunsInFlightPerOrg: 10, orgDailyBudgetUsd: BUDGET_USD },
+    });
+  const start = (embeddings: 'local' | 'llm') =>
+    heuristicRuns(embeddings).start({ orgId: payer.orgId, role: GO_ROLE, params: { maxIterations: 1, scoreThreshold: 70, targetStrong: 5, scoreLimit: 5, budget: { maxTokens: 200_000, maxCostUsd: 2 } } });
+  const before = await count('matching_runs');
+  await assert.rejects(start('llm'), (err: AppError) => err.status === 429 && err.code === 'daily_budget_exhausted');
+  assert.equal(await count('matching_runs'), before, 'a refused run writes nothing');
+  assert.equal((await start('local')).created, true, 'local embeddings and heuristic agents spend nothing: no budget applies');
 });

@@ -170,6 +170,7 @@ test('the heuristic engine cannot be talked into a score: injected text changes 
     runs: rt.services.runStore,
     usage: rt.services.usage,
     engine: 'heuristic',
+    embeddings: 'local',
     limits: { maxRunsInFlightPerOrg: 10, orgDailyBudgetUsd: 1 },
   });
   const orgId = (await rt.services.apiKeys.verify(rt.apiKey))!.orgId;
