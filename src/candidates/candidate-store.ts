@@ -4,9 +4,9 @@ import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql } from '../retrieval/filters.js';
-import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import type { Candidate } from './candidate-schemas.js';
 import { scrubFields, scrubResume, type ScrubSource } from './candidate-service.js';
+import { scrubbedCopiesStale } from './scrub-staleness.js';
 
 /** A candidate ready to store: raw fields plus everything derived from them. */
 export interface PreparedCandidate {
@@ -72,18 +72,6 @@ const CANDIDATE_COLUMNS = `c.id, c.external_id, c.name, c.email, c.phone, c.head
 export function vectorLiteral(v: number[]): string {
   return `[${v.join(',')}]`;
 }
-
-/**
- * A row's scrubbed copies are stale when older rules made them, or when they were not made from its current content:
- * a process of the release before migration 010 rewrites the raw fields and content_hash without touching
- * scrubbed_location, scrubbed_skills or scrubbed_from_hash. The same test, in SQL, as STALE_SQL.
- */
-export function scrubbedCopiesStale(row: { scrub_version: number; scrubbed_from_hash: string | null; content_hash: string }): boolean {
-  return row.scrub_version < SCRUB_RULES_VERSION || row.scrubbed_from_hash !== row.content_hash;
-}
-/** scrubbedCopiesStale for candidates c, the rules' version as parameter `$${versionParam}`. */
-export const staleSql = (versionParam: number) =>
-  `(c.scrub_version < $${versionParam} OR c.scrubbed_from_hash IS DISTINCT FROM c.content_hash)`;
 
 export function createCandidateStore(db: Database) {
   return {

@@ -2,7 +2,8 @@
 import type { Database } from '../db/database.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { embeddingText } from './candidate-service.js';
-import { scrubRow, staleSql, type RawScrubRow } from './candidate-store.js';
+import { scrubRow, type RawScrubRow } from './candidate-store.js';
+import { staleSql } from './scrub-staleness.js';
 
 interface StoredRow extends RawScrubRow {
   content_hash: string;

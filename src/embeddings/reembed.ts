@@ -1,7 +1,8 @@
 // Re-embeds candidates whose vector for the configured model is missing or stale: batched, resumable.
 import type { Database } from '../db/database.js';
 import { embeddingText } from '../candidates/candidate-service.js';
-import { staleSql, vectorLiteral } from '../candidates/candidate-store.js';
+import { vectorLiteral } from '../candidates/candidate-store.js';
+import { staleSql } from '../candidates/scrub-staleness.js';
 import { rescrubCandidates } from '../candidates/rescrub.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { ensureVectorIndex } from '../retrieval/search.js';
