@@ -56,6 +56,14 @@ export function scrubResume(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>, re
   return scrub(resume, knownPii(c));
 }
 
+/**
+ * The keys skill filters match: those of the scrubbed skills, as the vocabulary offers them. A model's filter is counted
+ * against them, so keys of the raw skills would let it probe a skill that was an email or a name.
+ */
+export function skillKeysOf(scrubbedSkills: string[]): string[] {
+  return [...new Set(scrubbedSkills.map(skillKey))];
+}
+
 export function prepareCandidate(input: CandidateInput): PreparedCandidate {
   const scrubbedText = scrubResume({ name: input.name ?? null, email: input.email ?? null, phone: input.phone ?? null }, input.resume);
   const skills = normalizeSkills(input.skills ?? extractSkills(scrubbedText));
@@ -72,7 +80,8 @@ export function prepareCandidate(input: CandidateInput): PreparedCandidate {
   };
   // Fixed key order makes the hash a function of the content alone.
   const contentHash = createHash('sha256').update(JSON.stringify(fields)).digest('hex');
-  return { ...fields, skillKeys: skills.map(skillKey), contentHash, ...scrubFields(fields, scrubbedText) };
+  const scrubbed = scrubFields(fields, scrubbedText);
+  return { ...fields, skillKeys: skillKeysOf(scrubbed.scrubbedSkills), contentHash, ...scrubbed };
 }
 
 /** The text a candidate is embedded from: scrubbed, so no PII ever reaches an embedding model. */

@@ -18,6 +18,7 @@ export interface PreparedCandidate {
   location: string | null;
   yearsExperience: number | null;
   skills: string[];
+  /** The keys of the scrubbed skills, which skill filters match (skillKeysOf). */
   skillKeys: string[];
   resume: string;
   scrubbedText: string;

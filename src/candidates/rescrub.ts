@@ -1,7 +1,7 @@
 // Backfill: rows whose scrubbed copies are stale are scrubbed again, in the background, by any number of processes.
 import type { Database } from '../db/database.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
-import { embeddingText } from './candidate-service.js';
+import { embeddingText, skillKeysOf } from './candidate-service.js';
 import { scrubRow, type RawScrubRow } from './candidate-store.js';
 import { staleSql } from './scrub-staleness.js';
 
@@ -15,7 +15,7 @@ interface StoredRow extends RawScrubRow {
 }
 
 /**
- * Rewrites the scrubbed copies (resume, headline, location, skills) of every stale row, batch by batch in id order.
+ * Rewrites the scrubbed copies (resume, headline, location, skills, and the skill keys filters match) of every stale row, batch by batch in id order.
  * Each batch is claimed with FOR NO KEY UPDATE SKIP LOCKED in its own transaction: processes started together share
  * the work instead of repeating it, an upload of the same candidate waits for the batch instead of being overwritten
  * by copies of its old content, and the foreign-key checks of embedding writes are not blocked (FOR UPDATE would,
@@ -87,6 +87,7 @@ async function claimBatch(db: Database, batch: number, after: string): Promise<{
         scrubbed_headline: f.scrubbedHeadline,
         scrubbed_location: f.scrubbedLocation,
         scrubbed_skills: f.scrubbedSkills,
+        skill_keys: skillKeysOf(f.scrubbedSkills),
         scrub_version: f.scrubVersion,
         // The row is locked: this is its content now.
         scrubbed_from_hash: row.content_hash,
@@ -96,9 +97,9 @@ async function claimBatch(db: Database, batch: number, after: string): Promise<{
     await tx.query(
       `UPDATE candidates c SET scrubbed_text = r.scrubbed_text, scrubbed_headline = r.scrubbed_headline,
               scrubbed_location = r.scrubbed_location, scrubbed_skills = ARRAY(SELECT jsonb_array_elements_text(r.scrubbed_skills)),
-              scrub_version = r.scrub_version, scrubbed_from_hash = r.scrubbed_from_hash
+              skill_keys = ARRAY(SELECT jsonb_array_elements_text(r.skill_keys)), scrub_version = r.scrub_version, scrubbed_from_hash = r.scrubbed_from_hash
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, scrubbed_text text, scrubbed_headline text, scrubbed_location text,
-            scrubbed_skills jsonb, scrub_version int, scrubbed_from_hash text)
+            scrubbed_skills jsonb, skill_keys jsonb, scrub_version int, scrubbed_from_hash text)
        WHERE c.id = r.id`,
       [JSON.stringify(rows)],
     );

@@ -1,14 +1,32 @@
 // Search filters as SQL: parameterised clauses over the candidates table aliased "c".
+//
+// Filters are written by models (the LLM query expander, whose evaluate_filters tool counts them against the live
+// pool) or taken from the scrubbed role, and what they match comes back to a model as counts and retrieved candidates.
+// So they read only what a model may read: the scrubbed location and the keys of the scrubbed skills, never the raw
+// columns. On the raw location a model could learn, one count at a time, whether "NW1 6XE" or "Baker Street" is in
+// someone's location, although no prompt ever shows it.
+//
+// A row whose scrubbed copies are stale (scrubbedCopiesStale: made by older rules, or before its content changed)
+// matches no location or skill filter until the background backfill (rescrub.ts) has rewritten it: its copies may be
+// missing (scrubbed_location is NULL on rows from before migration 010), made by rules that missed something the
+// current ones catch, or made from older content, and its skill_keys may come from the raw skills. Falling back to
+// the raw column would reopen the side channel, and an older copy can hold what the current rules remove. So during a
+// backfill a filtered search or count sees only the rows already done (fewer, never more than a model may see); the
+// same rows still turn up in unfiltered searches, and agents read them scrubbed on the fly (candidate-store views).
+import { staleSql } from '../candidates/scrub-staleness.js';
 import type { SearchFilters } from '../matching/domain.js';
+import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { skillKey } from '../text/skills.js';
 
 /** Appends the filter values to `values` and returns the matching "AND ..." clause (or ''). */
 export function filterSql(filters: SearchFilters, values: unknown[]): string {
   const clauses: string[] = [];
   const push = (v: unknown) => `$${values.push(v)}`;
+  // skill_keys are the keys of the scrubbed skills (candidate-service, rescrub).
   if (filters.skillsAll?.length) clauses.push(`c.skill_keys @> ${push(filters.skillsAll.map(skillKey))}::text[]`);
   if (filters.skillsAny?.length) clauses.push(`c.skill_keys && ${push(filters.skillsAny.map(skillKey))}::text[]`);
-  if (filters.location) clauses.push(`c.location ILIKE ${push(`%${filters.location.replace(/[\\%_]/g, '\\$&')}%`)}`);
+  if (filters.location) clauses.push(`c.scrubbed_location ILIKE ${push(`%${filters.location.replace(/[\\%_]/g, '\\$&')}%`)}`);
+  if (clauses.length) clauses.push(`NOT ${staleSql(values.push(SCRUB_RULES_VERSION))}`);
   if (filters.minYears !== undefined) clauses.push(`c.years_experience >= ${push(filters.minYears)}`);
   return clauses.length ? `AND ${clauses.join(' AND ')}` : '';
 }

@@ -7,9 +7,11 @@ import { isSkillForm } from './skills.js';
 
 /**
  * The version of these rules. Stored scrubbed copies (candidates.scrub_version) older than this are scrubbed
- * again from the raw fields: bump it whenever a change here should reach text already stored.
+ * again from the raw fields: bump it whenever a change here, or in what is stored from the scrubbed copies, should
+ * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
+ * 2: skill_keys are made from the scrubbed skills, not the raw ones.
  */
-export const SCRUB_RULES_VERSION = 1;
+export const SCRUB_RULES_VERSION = 2;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

@@ -175,6 +175,33 @@ test('no PII reaches the model: canaries kept only in raw fields never appear in
   }
 });
 
+test('evaluate_filters counts only what the model may read: a probe for a raw street or postcode counts nobody', async () => {
+  const { e, store } = engine();
+  const run = await newRun({ maxTokens: 200_000, maxCostUsd: 2 });
+  const prepared = prepareCandidate({
+    externalId: 'ats-probe',
+    name: 'Orla Vance',
+    location: 'Leeds, UK (14 Quarry Lane, LS6 2AB)',
+    skills: ['Rust'],
+    resume: 'Rust engineer, 9 years of payment services.',
+  });
+  await db.withTransaction((tx) => store.upsert(tx, orgId, [prepared], { model: 'test-model', vectors: [[1, 0, 0]] }));
+  const ctx = await e.callContextFor(run, new AbortController().signal, Date.now() + 60_000);
+  server.script(
+    fakeReply.toolCall('evaluate_filters', { location: 'Quarry Lane' }, 'call_1'),
+    fakeReply.toolCall('evaluate_filters', { location: 'LS6 2AB' }, 'call_2'),
+    fakeReply.toolCall('evaluate_filters', { location: 'Leeds' }, 'call_3'),
+    fakeReply.json({ queries: ['rust payments'], filters: { skillsAll: [], skillsAny: [], location: 'Leeds', minYears: null } }),
+  );
+  await e.agents.queryExpander.expand({ role, iteration: 1, usedQueries: [], hints: [] }, ctx);
+
+  const last = server.chatRequests().at(-1)!;
+  const counts = (last.body.messages ?? [])
+    .filter((m) => m.role === 'tool')
+    .map((m) => (JSON.parse(/<tool_result>\n([\s\S]*)\n<\/tool_result>/.exec(String(m.content))![1]!) as { count: number }).count);
+  assert.deepEqual(counts, [0, 0, 1], 'the street and the postcode are only in the raw location; the city is in the scrubbed one');
+});
+
 test('the reranker reads resumes only as far as it shows them, and its requests are the same as with the whole text', async () => {
   const { e, store } = engine();
   const run = await newRun({ maxTokens: 200_000, maxCostUsd: 2 });

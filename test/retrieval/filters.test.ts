@@ -1,0 +1,101 @@
+// Search filters read only what a model may read: a count or a search result must not reveal raw PII that the
+// scrubbed copies hide, and a row whose copies are stale matches no location or skill filter until it is rewritten.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createApiKeyStore } from '../../src/auth/api-keys.js';
+import { createCandidateService } from '../../src/candidates/candidate-service.js';
+import { createCandidateStore, type CandidateStore } from '../../src/candidates/candidate-store.js';
+import { rescrubCandidates } from '../../src/candidates/rescrub.js';
+import type { Database } from '../../src/db/database.js';
+import { createLocalEmbedder } from '../../src/embeddings/local-embedder.js';
+import type { SearchFilters } from '../../src/matching/domain.js';
+import { createSearch, type Search } from '../../src/retrieval/search.js';
+import { SCRUB_RULES_VERSION } from '../../src/text/scrubber.js';
+import { createTestDatabase } from '../support/database.js';
+import { candidate } from '../support/fixtures.js';
+
+let db: Database;
+let store: CandidateStore;
+let search: Search;
+let orgId: string;
+const ids = new Map<string, string>();
+
+const POOL = [
+  candidate('baker', { name: 'Sam Holt', location: '221B Baker Street, London NW1 6XE', skills: ['Go', 'Kubernetes'], yearsExperience: 6 }),
+  candidate('leeds', { name: 'Pat Doe', location: 'Leeds, UK · pat.doe@example.org', skills: ['Go', 'pat.doe@example.org'], yearsExperience: 6 }),
+  candidate('berlin', { name: 'Kim Ode', location: 'Berlin, DE', skills: ['Rust'], yearsExperience: 6 }),
+];
+
+before(async () => {
+  db = await createTestDatabase();
+  orgId = await createApiKeyStore(db).ensureOrganisation('default');
+  store = createCandidateStore(db);
+  const embedder = createLocalEmbedder();
+  search = createSearch({ db, embedder });
+  const written = await createCandidateService({ db, store, embedder }).upsert(orgId, POOL);
+  for (const w of written) ids.set(w.externalId, w.id);
+});
+after(() => db?.close());
+
+const count = (filters: SearchFilters) => store.countMatching(orgId, filters);
+const found = async (filters: SearchFilters) =>
+  (await search.search({ orgId, queries: ['engineer'], filters, excludeIds: [], limit: 50 })).map((h) => h.id).sort();
+
+test('a location filter matches the scrubbed location: a raw street, postcode or email counts nobody', async () => {
+  const stored = await db.query<{ location: string; scrubbed_location: string }>(
+    'SELECT location, scrubbed_location FROM candidates WHERE id = $1',
+    [ids.get('leeds')],
+  );
+  assert.deepEqual(stored.rows[0], { location: 'Leeds, UK · pat.doe@example.org', scrubbed_location: 'Leeds, UK · [EMAIL]' });
+  for (const probe of ['Baker', 'Baker Street', 'NW1', 'NW1 6XE', '221B', 'pat.doe', 'example.org', '@']) {
+    assert.equal(await count({ location: probe }), 0, `"${probe}" is only in raw locations`);
+    assert.deepEqual(await found({ location: probe }), [], `a search filtered on "${probe}" finds nobody`);
+  }
+  assert.equal(await count({ location: 'leeds' }), 1, 'what the scrubbed location shows still matches, in any case');
+  assert.deepEqual(await found({ location: 'Leeds' }), [ids.get('leeds')]);
+  assert.equal(await count({ location: 'Berlin', minYears: 5 }), 1);
+});
+
+test('a skill filter matches the keys of the scrubbed skills: a skill that was an email counts nobody', async () => {
+  assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0);
+  assert.equal(await count({ skillsAll: ['Go', 'pat.doe@example.org'] }), 0);
+  assert.deepEqual(await found({ skillsAny: ['pat.doe@example.org'] }), []);
+  assert.equal(await count({ skillsAll: ['go'] }), 2);
+  const keys = await db.query<{ skill_keys: string[] }>('SELECT skill_keys FROM candidates WHERE id = $1', [ids.get('leeds')]);
+  assert.deepEqual(keys.rows[0]!.skill_keys, ['go']);
+});
+
+test('a stale row matches no location or skill filter, never through its raw columns, until the backfill rewrites it', async () => {
+  const leeds = ids.get('leeds')!;
+  const baker = ids.get('baker')!;
+  // As migration 010 left a row (no scrubbed location, skill keys of the raw skills), and as older rules left
+  // another (a copy that still holds what the current rules remove).
+  await db.query(
+    `UPDATE candidates SET scrubbed_location = NULL, scrubbed_skills = '{}', skill_keys = '{go,pat.doe@example.org}', scrub_version = 0
+     WHERE id = $1`,
+    [leeds],
+  );
+  await db.query(`UPDATE candidates SET scrubbed_location = '221B Baker Street, London [ADDRESS]', scrub_version = $2 WHERE id = $1`, [
+    baker,
+    SCRUB_RULES_VERSION - 1,
+  ]);
+  for (const probe of ['Leeds', 'pat.doe', 'Baker', 'London']) assert.equal(await count({ location: probe }), 0, probe);
+  assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0);
+  assert.equal(await count({ skillsAll: ['Go'] }), 0, 'both Go engineers are stale');
+  assert.deepEqual(await found({ location: 'Leeds' }), []);
+  assert.equal(await count({ minYears: 5 }), 3, 'a filter on no client text still counts them');
+  assert.ok((await found({})).includes(leeds), 'an unfiltered search still finds them');
+
+  assert.equal(await rescrubCandidates(db), 2);
+  assert.equal(await count({ location: 'Leeds' }), 1);
+  assert.equal(await count({ location: 'Baker' }), 0, 'the rewritten copy holds no street');
+  assert.equal(await count({ skillsAll: ['Go'] }), 2);
+  assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0);
+
+  // Content a process of the release before migration 010 rewrote: raw fields and hash, nothing scrubbed.
+  await db.query(`UPDATE candidates SET location = 'Oslo, NO', content_hash = 'written-by-the-previous-release' WHERE id = $1`, [leeds]);
+  assert.equal(await count({ location: 'Oslo' }), 0, 'the new raw value is not matched');
+  assert.equal(await count({ location: 'Leeds' }), 0, 'nor the copy of the old content');
+  assert.equal(await rescrubCandidates(db), 1);
+  assert.equal(await count({ location: 'Oslo' }), 1);
+});
