@@ -10,8 +10,9 @@ import { isSkillForm } from './skills.js';
  * again from the raw fields: bump it whenever a change here, or in what is stored from the scrubbed copies, should
  * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
  * 2: skill_keys are made from the scrubbed skills, not the raw ones.
+ * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]").
  */
-export const SCRUB_RULES_VERSION = 2;
+export const SCRUB_RULES_VERSION = 3;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -29,8 +30,11 @@ export interface ScrubOptions {
   contactNames?: boolean;
 }
 
-/** A replacement, optionally starting before the match (a pattern anchored on "@" reaches back for the local part). */
-type Decision = string | { from: number; replacement: string } | null;
+/**
+ * A replacement, optionally starting before the match (a pattern anchored on "@" reaches back for the local part) or
+ * ending before its end (the match took more than the decision keeps).
+ */
+type Decision = string | { from: number; to?: number; replacement: string } | null;
 type Decide = (match: RegExpExecArray, text: string) => Decision;
 
 /** Like String.replace, but a rejected match (null) only skips one character, so overlaps still get a chance. */
@@ -46,7 +50,7 @@ function replaceDecided(text: string, re: RegExp, decide: Decide): string {
       continue;
     }
     out += text.slice(copied, from) + (typeof decision === 'string' ? decision : decision.replacement);
-    copied = m.index + m[0].length;
+    copied = typeof decision === 'object' && decision.to !== undefined ? decision.to : m.index + m[0].length;
     re.lastIndex = Math.max(copied, m.index + 1);
   }
   return copied === 0 ? text : out + text.slice(copied);
@@ -58,8 +62,9 @@ function replaceDecided(text: string, re: RegExp, decide: Decide): string {
 const LABEL = '[A-Za-z0-9_%+\\-\\u00C0-\\u024F]{1,64}';
 const OPEN = '[\\[({<]';
 const CLOSE = '[\\])}>]';
-const AT = `(?:@|${OPEN}[ \\t]?at[ \\t]?${CLOSE}|at(?= ))`;
-const DOT = `(?:\\.|[ \\t]{0,2}${OPEN}[ \\t]?dot[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
+const AT = `(?:@|${OPEN}[ \\t]?(?:at|@)[ \\t]?${CLOSE}|at(?= ))`;
+// A dot may be spaced out ("jane . doe @ gmail . com"), bracketed ("[dot]", "(.)") or spelled (" dot ").
+const DOT = `(?:\\.|[ \\t]{1,2}\\.[ \\t]{1,2}|[ \\t]{0,2}${OPEN}[ \\t]?(?:dot|\\.)[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
 // Anchored on the "at" so the engine skips ahead to it; the local part is read back by a lookbehind.
 const EMAIL_RE = new RegExp(
   `${AT}(?<=(?<![\\w.%+\\-@\\u00C0-\\u024F])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@\\u00C0-\\u024F])`,
@@ -71,20 +76,31 @@ const TLDS = new Set('com org net edu gov mil int io co ai dev app me info biz u
 const MAIL_HOSTS = new Set('gmail googlemail yahoo ymail outlook hotmail live msn icloud me mac aol proton protonmail pm gmx yandex zoho mail email fastmail rediffmail qq 163'.split(' '));
 const NOT_LOCAL_PARTS = new Set('worked work works working based located live lives living employed intern interned engineer developer manager analyst lead role job position experience team teams project projects company skilled expert proficient good great best me us him her them it this that is am are was were be been and or but who which student studied graduated degree senior junior'.split(' '));
 
+const LABEL_SEPARATOR = /[ \t]*(?:\.|[[({<][ \t]?(?:dot|\.)[ \t]?[\])}>]| dot )[ \t]*/i;
+const SPACED_DOT = /[ \t]\.[ \t]/;
+
 function decideEmail(m: RegExpExecArray, text: string): Decision {
-  const [token, local = '', domain = ''] = m;
+  const [token, local = '', domainAsMatched = ''] = m;
   let gap = 0;
   while (gap < 2 && (text[m.index - gap - 1] === ' ' || text[m.index - gap - 1] === '\t')) gap++;
+  let domain = domainAsMatched;
+  let to: number | undefined;
+  // A spaced dot also ends a sentence ("jane@x.com . Next"): past one, the domain must end in a known TLD, or it
+  // ends before the first.
+  if (SPACED_DOT.test(domain) && !TLDS.has(domain.split(LABEL_SEPARATOR).at(-1)!.toLowerCase())) {
+    domain = domain.slice(0, SPACED_DOT.exec(domain)!.index);
+    to = m.index + token.length - domainAsMatched.length + domain.length;
+  }
   const from = m.index - gap - local.length;
-  const labels = domain.split(/[ \t]*(?:\.|[[({<][ \t]?dot[ \t]?[\])}>]| dot )[ \t]*/i);
+  const labels = domain.split(LABEL_SEPARATOR);
   const tld = (labels[labels.length - 1] ?? '').toLowerCase();
-  if (!/^[a-z]{2,}$/.test(tld)) return null;
-  if (!/^at/i.test(token)) return { from, replacement: '[EMAIL]' };
+  if (labels.length < 2 || !/^[a-z]{2,}$/.test(tld)) return null;
+  if (!/^at/i.test(token)) return { from, to, replacement: '[EMAIL]' };
   // A bare " at " is English far more often than an address: demand a mail host or a spelled-out dot.
   if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase())) return null;
   const spelledDot = / dot /i.test(domain);
   const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
-  return TLDS.has(tld) && (spelledDot || mailHost) ? { from, replacement: '[EMAIL]' } : null;
+  return TLDS.has(tld) && (spelledDot || mailHost) ? { from, to, replacement: '[EMAIL]' } : null;
 }
 
 // ---- URLs --------------------------------------------------------------------------------------

@@ -11,6 +11,14 @@ const removed: Array<[string, string, string]> = [
   ['parenthesised at', 'ada.l(at)example.co.uk', '[EMAIL]'],
   ['spelled out', 'reach me at john dot doe at gmail dot com please', 'reach me at [EMAIL] please'],
   ['spelled at, mail host', 'write to ada at gmail.com', 'write to [EMAIL]'],
+  ['bracketed at and dot, dotted name', 'jane.doe [at] gmail [dot] com', '[EMAIL]'],
+  ['parenthesised at and dot', 'jane.doe (at) gmail (dot) com', '[EMAIL]'],
+  ['spelled at and dot after a label', 'Reach me: jane.doe at gmail dot com.', 'Reach me: [EMAIL].'],
+  ['spaced-out dots and at', 'Email: jane . doe @ gmail . com', 'Email: [EMAIL]'],
+  ['spaced local part, bracketed at and dot', 'jane . doe [at] gmail [dot] com', '[EMAIL]'],
+  ['parenthesised at, spaced dot', 'jane.doe (at) gmail . com', '[EMAIL]'],
+  ['bracketed @ and dot', 'jane.doe [@] gmail [.] com or jane.doe (@) gmail.com', '[EMAIL] or [EMAIL]'],
+  ['a spaced full stop after an email ends it', 'Mail jane@x.com . Then call', 'Mail [EMAIL] . Then call'],
   ['UK phone', 'Call +44 20 7946 0000.', 'Call [PHONE].'],
   ['US phone with parens', 'Phone: (555) 123-4567', 'Phone: [PHONE]'],
   ['dotted phone', 'tel 555.123.4567', 'tel [PHONE]'],
@@ -77,6 +85,7 @@ const kept: Array<[string, string]> = [
   ['IP addresses', 'Configured 192.168.1.1 and 10.0.0.254'],
   ['skills that look like domains', 'Built with Node.js and ASP.NET/MVC, deployed to Booking.com'],
   ['employer after a bare at', 'Engineer at Hotels.com, worked at Google'],
+  ['spaced full stops near an at', 'Fixed it @ work . Then I worked at acme dot com . Later'],
   ['job-title header', 'Software Engineer\nSummary: builds things'],
   ['section header', 'Professional Summary\nExperienced developer'],
   ['skill headline', 'Golang Ninja\nBuilds services'],
@@ -171,6 +180,7 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('0171/'), fill('01 / '), fill('06 12 '), fill('1 rue De '), fill('Abstraße 1 '), fill('Abc Str. '), fill('Skype: a.'),
     fill('site: a.'), fill('＠１'), fill('Hiring manager Ab Cd '), fill('12 rue de la '), `Website: ${fill('a.')}`, fill('Ab-'),
     `Name:${fill(' ')}x`, `http://${fill('a')}`, fill('linkedin.com/'), `${fill('a.')}@`, `${fill('a_')} at gmail dot com`,
+    fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
