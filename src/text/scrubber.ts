@@ -10,7 +10,8 @@ import { isSkillForm } from './skills.js';
  * again from the raw fields: bump it whenever a change here, or in what is stored from the scrubbed copies, should
  * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
  * 2: skill_keys are made from the scrubbed skills, not the raw ones.
- * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]").
+ * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]"); phones written with other dashes or
+ *    dots ("555—123—4567", "03・1234・5678").
  */
 export const SCRUB_RULES_VERSION = 3;
 
@@ -37,8 +38,11 @@ export interface ScrubOptions {
 type Decision = string | { from: number; to?: number; replacement: string } | null;
 type Decide = (match: RegExpExecArray, text: string) => Decision;
 
-/** Like String.replace, but a rejected match (null) only skips one character, so overlaps still get a chance. */
-function replaceDecided(text: string, re: RegExp, decide: Decide): string {
+/**
+ * Like String.replace, but a rejected match (null) only skips one character, so overlaps still get a chance. The
+ * pattern runs on text; what is kept comes from source, a copy of the same length (text itself unless given).
+ */
+function replaceDecided(text: string, re: RegExp, decide: Decide, source = text): string {
   re.lastIndex = 0;
   let out = '';
   let copied = 0;
@@ -49,11 +53,11 @@ function replaceDecided(text: string, re: RegExp, decide: Decide): string {
       re.lastIndex = m.index + 1;
       continue;
     }
-    out += text.slice(copied, from) + (typeof decision === 'string' ? decision : decision.replacement);
+    out += source.slice(copied, from) + (typeof decision === 'string' ? decision : decision.replacement);
     copied = typeof decision === 'object' && decision.to !== undefined ? decision.to : m.index + m[0].length;
     re.lastIndex = Math.max(copied, m.index + 1);
   }
-  return copied === 0 ? text : out + text.slice(copied);
+  return copied === 0 ? source : out + source.slice(copied);
 }
 
 // ---- emails ------------------------------------------------------------------------------------
@@ -169,7 +173,20 @@ function phoneScore(span: string, groups: string[], labelled: boolean): number {
   return digits + (styles.size <= 1 ? 3 : 0) - (edgeYear ? 2 : 0);
 }
 
-function decidePhones(m: RegExpExecArray, text: string): string {
+// Other dashes and dots between digits ("555—123—4567", "+44 20–7946–0958", "03・1234・5678") read as "-" and ".":
+// the phone rules run on a copy with them replaced, one UTF-16 unit for one, and the text keeps its own marks.
+const OTHER_DASH_DOT_HINT = /[\u00B7\u2010-\u2015\u2022\u2027\u2212\u2219\u22C5\u2E3A\u2E3B\u30FB\u30FC]/;
+const OTHER_DASH_RE = /(?<=\d ?)[\u2010-\u2015\u2212\u2E3A\u2E3B\u30FC](?= ?\d)/g;
+const OTHER_DOT_RE = /(?<=\d)[\u00B7\u2022\u2027\u2219\u22C5\u30FB](?=\d)/g;
+
+function scrubPhones(text: string, ascii: boolean): string {
+  if (ascii || !OTHER_DASH_DOT_HINT.test(text)) return replaceDecided(text, PHONE_CANDIDATE_RE, decidePhones);
+  const read = text.replace(OTHER_DASH_RE, '-').replace(OTHER_DOT_RE, '.');
+  return replaceDecided(read, PHONE_CANDIDATE_RE, (m, t) => decidePhones(m, t, text), text);
+}
+
+/** The candidate span with its phones replaced; source is the text as written when the match ran on a copy. */
+function decidePhones(m: RegExpExecArray, text: string, source = text): string {
   const raw = m[0];
   const g: { start: number; end: number }[] = [];
   for (const d of raw.matchAll(/\d+/g)) g.push({ start: d.index, end: d.index + d[0].length });
@@ -206,7 +223,7 @@ function decidePhones(m: RegExpExecArray, text: string): string {
     used.fill(1, s.i, s.j + 1);
     kept.push(s);
   }
-  let out = raw;
+  let out = source.slice(m.index, m.index + raw.length);
   for (const s of kept.sort((a, b) => b.start - a.start)) out = `${out.slice(0, s.start)}[PHONE]${out.slice(s.end)}`;
   return out;
 }
@@ -249,6 +266,9 @@ const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|st
 
 // ---- entry points ------------------------------------------------------------------------------
 
+// Between a known phone's digits: spaces, brackets, slashes, and any dash or dot (ASCII or not).
+const KNOWN_PHONE_SEPARATORS = ' .()/\\-\\u00B7\\u2010-\\u2015\\u2022\\u2027\\u2212\\u2219\\u22C5\\u2E3A\\u2E3B\\u30FB\\u30FC';
+
 /** The candidate's own emails and phones, exactly (emails in any case; phones as their digits, any separators). */
 function scrubKnown(text: string, opts: ScrubOptions): string {
   let out = text;
@@ -266,7 +286,7 @@ function scrubKnown(text: string, opts: ScrubOptions): string {
     const digits = phone.normalize('NFKC').replace(/\D/g, '');
     if (digits.length < 6 || digits.length > 15 || !textDigits.includes(digits)) continue;
     // Each separator run is bounded and holds no digit, so the pattern is linear.
-    out = out.replace(new RegExp(`(?<![\\d])\\+?${digits.split('').join('[ .()/\\-]{0,3}')}(?!\\d)`, 'g'), '[PHONE]');
+    out = out.replace(new RegExp(`(?<![\\d])\\+?${digits.split('').join(`[${KNOWN_PHONE_SEPARATORS}]{0,3}`)}(?!\\d)`, 'g'), '[PHONE]');
   }
   return out;
 }
@@ -282,10 +302,13 @@ function decideHandle(all: string, label: string, value: string, offset: number,
   return `${label}[URL]${trail}`;
 }
 
-/** Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC). */
-function normalizeInput(text: string): string {
+/**
+ * Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC).
+ * Also whether the text is ASCII, as most resumes are: passes for other marks can skip it without a scan of their own.
+ */
+function normalizeInput(text: string): { text: string; ascii: boolean } {
   const out = text.replace(/\r\n?/g, '\n');
-  return /[\u0080-\uffff]/.test(out) ? out.normalize('NFKC') : out;
+  return /[\u0080-\uffff]/.test(out) ? { text: out.normalize('NFKC'), ascii: false } : { text: out, ascii: true };
 }
 
 /**
@@ -293,7 +316,8 @@ function normalizeInput(text: string): string {
  * The result is NFKC-normalised: "＠" and "０９０" come back as "@" and "090" wherever they were not PII.
  */
 export function scrub(text: string, opts: ScrubOptions = {}): string {
-  let out = normalizeInput(text);
+  const input = normalizeInput(text);
+  let out = input.text;
   if (EMAIL_HINT.test(out)) out = replaceDecided(out, EMAIL_RE, decideEmail);
   out = out.replace(LINK_LABEL_RE, (all, label: string, site: string, value: string) => {
     const profile = /^(?:linkedin|github|gitlab|twitter)$/i.test(site) && HANDLE.test(value);
@@ -318,7 +342,7 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   if (FRENCH_STREET_HINT.test(out)) out = out.replace(FRENCH_STREET_RE, '[ADDRESS]');
   out = out.replace(UK_POSTCODE_RE, '[ADDRESS]');
   if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
-  out = replaceDecided(out, PHONE_CANDIDATE_RE, decidePhones);
+  out = scrubPhones(out, input.ascii);
   // After the patterns, which give "(555) 123-4567" whole: the known values catch what no pattern recognised.
   out = scrubKnown(out, opts);
 
@@ -335,5 +359,5 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
 
 /** True when scrubbing would change the text: a cheap guard for logs and tests. */
 export function containsPii(text: string, opts: ScrubOptions = {}): boolean {
-  return scrub(text, opts) !== normalizeInput(text);
+  return scrub(text, opts) !== normalizeInput(text).text;
 }

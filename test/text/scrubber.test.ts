@@ -28,6 +28,13 @@ const removed: Array<[string, string, string]> = [
   ['country code and area code', '+1 (234) 567-8901', '[PHONE]'],
   ['bare ten digits', 'Phone Number - 9876543210', 'Phone Number - [PHONE]'],
   ['phone after a year range', 'Acme (2016-2018) 555-123-4567', 'Acme (2016-2018) [PHONE]'],
+  ['em dashes', 'Call 555—123—4567 today', 'Call [PHONE] today'],
+  ['en dashes, international', '+44 20–7946–0958', '[PHONE]'],
+  ['spaced em dashes', 'Mobile: 555 — 123 — 4567', 'Mobile: [PHONE]'],
+  ['figure dash, minus sign, horizontal bar', 'Phone: 555‒123‒4567 or 555−123−4567 or 555―123―4567', 'Phone: [PHONE] or [PHONE] or [PHONE]'],
+  ['non-breaking hyphens', '+1 555‑123‑4567', '[PHONE]'],
+  ['middle dots', 'Tel 555·123·4567', 'Tel [PHONE]'],
+  ['katakana middle dots and long-vowel dashes', '電話 03・1234・5678 または 090ー1234ー5678', '電話 [PHONE] または [PHONE]'],
   ['https url', 'See https://example.com/a?b=1.', 'See [URL].'],
   ['www url', 'Site: www.ada.dev, now', 'Site: [URL], now'],
   ['linkedin without scheme', 'linkedin.com/in/johndoe', '[URL]'],
@@ -78,6 +85,7 @@ for (const [what, input, expected] of removed) {
 
 const kept: Array<[string, string]> = [
   ['year ranges', 'Acme 2015-2019, Beta (2016 - 2018), Gamma 2014 – 2018'],
+  ['year ranges and figures with other dashes and dots', 'Acme 2014–2018, Beta 2016—2019, Gamma (2019 ― 2021); grew 10—20% with a 1·5 ratio'],
   ['durations', 'Require 3 to 7 years of hands-on experience'],
   ['versions', 'Python 3.10.4, iOS 16.2, version 1.2.3, v10.15.7'],
   ['percentages and money', 'Grew revenue 45% to $1,200,000; Salary: 300,000.00 - 800,000.00 per year; Salary : 20000-40000'],
@@ -126,8 +134,9 @@ test('names match across apostrophe and diacritic spellings', () => {
 test("the candidate's own email and phone go wherever they occur", () => {
   const text = 'Mail SEAN.OBRIEN@example.ie or call 087 123-4567 / +353871234567 (home).';
   assert.equal(scrub(text, { emails: ['sean.obrien@example.ie'], phones: ['087 123 4567', '+353 87 123 4567'] }), 'Mail [EMAIL] or call [PHONE] / [PHONE] (home).');
-  // A field value that no pattern recognises (a short local number) still goes.
+  // A field value that no pattern recognises (a short local number) still goes, whatever dashes or dots it is written with.
   assert.equal(scrub('ext 12-34-56', { phones: ['123456'] }), 'ext [PHONE]');
+  assert.equal(scrub('ext 12—34—56 or 12・34・56', { phones: ['123456'] }), 'ext [PHONE] or [PHONE]');
 });
 
 test('short fields: detectNames false keeps place names, still removes contact details and known names', () => {
@@ -180,7 +189,7 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('0171/'), fill('01 / '), fill('06 12 '), fill('1 rue De '), fill('Abstraße 1 '), fill('Abc Str. '), fill('Skype: a.'),
     fill('site: a.'), fill('＠１'), fill('Hiring manager Ab Cd '), fill('12 rue de la '), `Website: ${fill('a.')}`, fill('Ab-'),
     `Name:${fill(' ')}x`, `http://${fill('a')}`, fill('linkedin.com/'), `${fill('a.')}@`, `${fill('a_')} at gmail dot com`,
-    fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '),
+    fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '), fill('1—2‒3 '), fill('5·'),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
