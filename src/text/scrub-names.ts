@@ -94,6 +94,23 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
   return re;
 }
 
+/**
+ * The ways a person's own site spells their names, letters only and lower-case: "janedoe", "doejane", "jdoe", "janed",
+ * each part of three letters or more ("jane", "doe").
+ */
+export function siteNameForms(names: string[]): Set<string> {
+  const forms = new Set<string>();
+  for (const name of names) {
+    const parts = nameParts(foldName(name.normalize('NFKC'))).map((p) => p.toLowerCase().replace(/[^a-z]/g, '')).filter((p) => p.length >= 2);
+    if (parts.length === 0) continue;
+    const first = parts[0]!;
+    const last = parts[parts.length - 1]!;
+    for (const p of parts) if (p.length >= 3) forms.add(p);
+    if (parts.length > 1) for (const f of [parts.join(''), first + last, last + first, first[0]! + last, first + last[0]!]) forms.add(f);
+  }
+  return forms;
+}
+
 /** Removes the names as whole words; common-word names ("Will", "May") only when capitalised. */
 export function scrubNames(text: string, names: string[], caseInsensitive: boolean): string {
   const compiled = nameRegex(names);

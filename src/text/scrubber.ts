@@ -3,6 +3,7 @@
 // Every pattern below is linear: bounded or unambiguous quantifiers only, and candidates that need
 // judgement (is this digit run a phone or a year range?) are matched broadly and decided in code.
 import { escapeRe, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
+import { scrubPersonalSites } from './scrub-sites.js';
 import { isSkillForm } from './skills.js';
 
 /**
@@ -11,7 +12,7 @@ import { isSkillForm } from './skills.js';
  * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
  * 2: skill_keys are made from the scrubbed skills, not the raw ones.
  * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]"); phones written with other dashes or
- *    dots ("555—123—4567", "03・1234・5678").
+ *    dots ("555—123—4567", "03・1234・5678"); personal sites on bare domains ("janedoe.dev").
  */
 export const SCRUB_RULES_VERSION = 3;
 
@@ -348,9 +349,14 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
 
   const found: string[] = [];
   if (opts.contactNames) out = scrubContactNames(out);
-  if (opts.detectNames === false) return scrubNames(out, opts.names ?? [], true);
-  out = scrubNameLabel(out, found);
-  out = scrubHeaderName(out, found);
+  const detect = opts.detectNames !== false;
+  if (detect) {
+    out = scrubNameLabel(out, found);
+    out = scrubHeaderName(out, found);
+  }
+  // Once the names the text shows are found (a site is often named after its owner), and before they are replaced.
+  out = scrubPersonalSites(out, [...found, ...(opts.names ?? [])], detect);
+  if (!detect) return scrubNames(out, opts.names ?? [], true);
   // Names found in the text itself are matched only when capitalised: a heuristic may misfire.
   out = scrubNames(out, found, false);
   out = scrubNames(out, opts.names ?? [], true);

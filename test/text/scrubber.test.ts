@@ -70,6 +70,11 @@ const removed: Array<[string, string, string]> = [
   ['labelled personal site', 'Personal site: janedoe.com', 'Personal site: [URL]'],
   ['labelled site inside a line', 'Website: jane-doe.netlify.app | Berlin', 'Website: [URL] | Berlin'],
   ['personal hosting without a label', 'Portfolio janedoe.vercel.app, demos at jd.pages.dev.', 'Portfolio [URL], demos at [URL].'],
+  ['bare personal site in a column of the contact line', 'Jane Doe | janedoe.dev | jane@x.com', '[NAME] | [URL] | [EMAIL]'],
+  ['bare personal site beside contact details', '+1 555 123 4567 · jane.io · Berlin', '[PHONE] · [URL] · Berlin'],
+  ['bare personal site alone in the header', 'Jane Doe\nBackend engineer\njane.io\n\nSkills: Go', '[NAME]\nBackend engineer\n[URL]\n\nSkills: Go'],
+  ['bare personal site after my portfolio', 'More in my portfolio at janedoe.dev.', 'More in my portfolio at [URL].'],
+  ['bare personal site after a cue word', 'Blog jane.io | Berlin', 'Blog [URL] | Berlin'],
   ['UK street with postcode', '221B Baker Street, London NW1 6XE', '[ADDRESS]'],
   ['German street', 'Hauptstraße 5, 10115 Berlin', '[ADDRESS]'],
   ['German street, two words', 'Wohnort: Berliner Str. 12a, D-10115 Berlin Mitte', 'Wohnort: [ADDRESS]'],
@@ -99,6 +104,11 @@ const kept: Array<[string, string]> = [
   ['skill headline', 'Golang Ninja\nBuilds services'],
   ['street-like phrases', 'Led 5 engineers in 3 Core Data projects'],
   ['skills after a site-like label', 'Web: Node.js, React.js, Vue.js\nWebsite: ASP.NET'],
+  ['skills that end like a domain', 'Skills: Node.js, ASP.NET, Vue.js, socket.io, Socket.IO, D3.js, Next.js'],
+  ['products, courses and degrees on site-like domains', 'Deployed on Fly.io, errors in Sentry.io; courses at Deeplearning.ai and H2O.ai; B.Tech, M.Com'],
+  ['a skills list in the first lines', 'Skills\nFly.io\nSocket.io\nCypress.io'],
+  ['tools in columns of a line without contact details', 'Tools: React | Cypress.io | Jest'],
+  ['a skill beside contact details', '[EMAIL] | socket.io | python.org'],
   ['skills that look like handles', 'Twitter: API integration; Telegram: bot API; Skype for Business'],
   ['slashed dates and references', 'Acme 08/2019 - 12/2021, 06/2019 – 05/2021, 05/12/2020, ticket 012345/2020, 24/7, 50/50'],
   ['slashed versions', 'Kubernetes 1.27/1.28, ISO 27001/27002, Python 3.10 / 3.11'],
@@ -137,6 +147,15 @@ test("the candidate's own email and phone go wherever they occur", () => {
   // A field value that no pattern recognises (a short local number) still goes, whatever dashes or dots it is written with.
   assert.equal(scrub('ext 12-34-56', { phones: ['123456'] }), 'ext [PHONE]');
   assert.equal(scrub('ext 12—34—56 or 12・34・56', { phones: ['123456'] }), 'ext [PHONE] or [PHONE]');
+});
+
+test("a bare domain named after the candidate is their site, wherever it is; others need a site's place", () => {
+  const text = 'Ships side projects: demos on jdoe.dev, notes on doe.io and janedoe.me. Tested with Cypress.io.';
+  assert.equal(scrub(text, { names: ['Jane Doe'] }), 'Ships side projects: demos on [URL], notes on [URL] and [URL]. Tested with Cypress.io.');
+  assert.equal(scrub(text), text, 'no name known: no domain here stands where a site does');
+  // Short fields (a skill, a location): no header to stand in, so only a known name or contact details tell.
+  assert.equal(scrub('janedoe.dev', { detectNames: false, names: ['Jane Doe'] }), '[URL]');
+  assert.equal(scrub('Fly.io', { detectNames: false }), 'Fly.io');
 });
 
 test('short fields: detectNames false keeps place names, still removes contact details and known names', () => {
@@ -189,7 +208,8 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('0171/'), fill('01 / '), fill('06 12 '), fill('1 rue De '), fill('Abstraße 1 '), fill('Abc Str. '), fill('Skype: a.'),
     fill('site: a.'), fill('＠１'), fill('Hiring manager Ab Cd '), fill('12 rue de la '), `Website: ${fill('a.')}`, fill('Ab-'),
     `Name:${fill(' ')}x`, `http://${fill('a')}`, fill('linkedin.com/'), `${fill('a.')}@`, `${fill('a_')} at gmail dot com`,
-    fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '), fill('1—2‒3 '), fill('5·'),
+    fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '), fill('1—2‒3 '), fill('5·'), fill('a.io '), fill('ab.cd.io | '),
+    `[EMAIL] | ${fill('a.dev.')}`, `[NAME]\n${fill('a.io\n')}`, fill('my site at a.me '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.

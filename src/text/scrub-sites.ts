@@ -1,0 +1,89 @@
+// Personal sites on bare domains, with no scheme, path or label ("janedoe.dev", "jane.io"). Part of the scrubber
+// (scrubber.ts), which calls this once every other link, contact detail and shown name has been found.
+import { siteNameForms } from './scrub-names.js';
+import { isSkillForm } from './skills.js';
+
+// A bare domain is as often a skill, a product or an employer as someone's site ("socket.io", "Fly.io", "H2O.ai",
+// "Booking.com"): its TLD decides nothing. A domain counts only where a person's own site stands: named after the
+// person, in a column of a contact line, alone on a line of a resume's head, or after "my site" and its like.
+const SITE_TLDS = ('com org net edu io co ai dev app me info biz us uk in de fr es it nl be ch at se no dk fi pl pt ie ca au nz eu ' +
+  'page site blog name xyz tech codes design website online space ninja art cv one studio').replaceAll(' ', '|');
+// Tried at each dot (found by indexOf, which is much faster than a pattern scanning for it): the TLD after the dot,
+// then the labels before it, read back by a lookbehind.
+const BARE_DOMAIN_AT_DOT = new RegExp(
+  `\\.(?:${SITE_TLDS})(?![\\w@\\-/]|\\.[a-z0-9])(?<=(?<![\\w@.\\-/[])((?:[a-z0-9][a-z0-9-]{0,62}\\.){1,3})(?:${SITE_TLDS}))`,
+  'iy',
+);
+
+// Only a line's neighbourhood is read around a domain: a long line costs no more than a short one.
+const WINDOW = 160;
+// What opens and closes a column of a contact line ("[EMAIL] | janedoe.dev | [PHONE]", "- janedoe.dev").
+const CELL_BEFORE = /(?:^|[|•·●▪,;\t]|[ \t][-–—]|[ \t]{2})[ \t]*(?:[-*•●▪][ \t]+)?$/;
+const CELL_AFTER = /^(?:[.;,]?[ \t]*$|[ \t]*[|•·●▪,;\t/]|[ \t]*[-–—][ \t]|[ \t]{2})/;
+const CONTACT_PLACEHOLDER = /\[(?:EMAIL|PHONE|URL|NAME|ADDRESS)\]/;
+const ALONE_BEFORE = /^[ \t]*(?:[-*•●▪][ \t]+)?$/;
+const ALONE_AFTER = /^[.;,]?[ \t]*$/;
+// "my portfolio at janedoe.dev", "find me on jane.io", or a column that starts "Blog jane.io". ("Portfolio: x" with
+// its colon is a labelled site, found before this.)
+const CUE_RE =
+  /(?:\b(?:my|personal|own)[ \t]+(?:web[ \t]?)?(?:site|website|blog|portfolio|homepage|home[ \t]page|page)|\b(?:find|visit|reach|follow)[ \t]+me)(?:[ \t]+(?:is|at|on|here))?[ \t]*[:\-–—]?[ \t]*$|(?:^|[|•·●▪,;\t]|[ \t]{2})[ \t]*(?:[-*•●▪][ \t]+)?(?:blog|portfolio|homepage|home[ \t]page|website|web[ \t]site)[ \t]*[:\-–—]?[ \t]*$/i;
+// A resume's head: its first lines with any text, up to the first section, and only if it holds contact details (a
+// lone "Fly.io" under "Skills" is no site).
+const HEAD_LINES = 5;
+const SECTION_START = /^[ \t]*(?:[-*•●▪#][ \t]*)?(?:summary|profile|objective|about|experience|work|employment|education|skills|technical|technologies|tools|projects|certifications|languages|interests|career|professional|qualifications|achievements)\b/i;
+
+function headEnd(text: string): number {
+  let at = 0;
+  for (let seen = 0; at < text.length && seen < HEAD_LINES; ) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 ? text.length : nl;
+    const line = text.slice(at, end);
+    if (SECTION_START.test(line)) break;
+    if (/\S/.test(line)) seen++;
+    at = end + 1;
+  }
+  return CONTACT_PLACEHOLDER.test(text.slice(0, at)) ? at : 0;
+}
+
+function isPersonalSite(text: string, start: number, domain: string, forms: Set<string>, head: number): boolean {
+  if (isSkillForm(domain)) return false;
+  const labels = domain.toLowerCase().split('.').slice(0, -1).filter((l) => l !== 'www');
+  const letters = labels.join('').replace(/[^a-z]/g, '');
+  // "B.Tech" and "M.Com" are degrees.
+  if (letters.length < 2) return false;
+  if (forms.has(letters)) return true;
+  // A skill's own site ("python.org", "react.dev") is no person's.
+  if (isSkillForm(labels[0] ?? '')) return false;
+  const window = text.slice(Math.max(0, start - WINDOW), start);
+  const pre = window.slice(window.lastIndexOf('\n') + 1);
+  const rest = text.slice(start + domain.length, start + domain.length + WINDOW);
+  const post = rest.indexOf('\n') === -1 ? rest : rest.slice(0, rest.indexOf('\n'));
+  if (CUE_RE.test(pre)) return true;
+  if (!CELL_BEFORE.test(pre) || !CELL_AFTER.test(post)) return false;
+  if (CONTACT_PLACEHOLDER.test(pre) || CONTACT_PLACEHOLDER.test(post)) return true;
+  return start < head && ALONE_BEFORE.test(pre) && ALONE_AFTER.test(post);
+}
+
+/**
+ * Replaces bare domains that are someone's own site with [URL]. names: the person's known and found names; head: the
+ * text is a resume, whose first lines are its header (false for short fields, where a lone "Fly.io" is a skill).
+ */
+export function scrubPersonalSites(text: string, names: string[], head: boolean): string {
+  let forms: Set<string> | undefined;
+  let headAt = -1;
+  let out = '';
+  let copied = 0;
+  for (let dot = text.indexOf('.', 1); dot !== -1; dot = text.indexOf('.', dot + 1)) {
+    BARE_DOMAIN_AT_DOT.lastIndex = dot;
+    const m = BARE_DOMAIN_AT_DOT.exec(text);
+    if (m === null) continue;
+    const start = m.index + 1 - m[1]!.length;
+    const end = m.index + m[0].length;
+    forms ??= siteNameForms(names);
+    if (headAt < 0) headAt = head ? headEnd(text) : 0;
+    if (start < copied || !isPersonalSite(text, start, text.slice(start, end), forms, headAt)) continue;
+    out += `${text.slice(copied, start)}[URL]`;
+    copied = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
