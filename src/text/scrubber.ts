@@ -12,7 +12,7 @@ import { isSkillForm } from './skills.js';
  * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
  * 2: skill_keys are made from the scrubbed skills, not the raw ones.
  * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]"); phones written with other dashes or
- *    dots ("555—123—4567", "03・1234・5678"); personal sites on bare domains ("janedoe.dev").
+ *    dots ("555—123—4567", "03・1234・5678") or followed by a comma; personal sites on bare domains ("janedoe.dev").
  */
 export const SCRUB_RULES_VERSION = 3;
 
@@ -193,7 +193,8 @@ function decidePhones(m: RegExpExecArray, text: string, source = text): string {
   for (const d of raw.matchAll(/\d+/g)) g.push({ start: d.index, end: d.index + d[0].length });
   const before = text.slice(Math.max(0, m.index - 24), m.index);
   const labelled = PHONE_LABEL_RE.test(before);
-  const money = MONEY_RE.test(before) || /^[%,]/.test(text[m.index + raw.length] ?? '');
+  // A comma continues an amount only when digits follow it ("1,200"); "555-123-4567, or" ends a phone.
+  const money = MONEY_RE.test(before) || /^(?:%|,\d)/.test(text.slice(m.index + raw.length, m.index + raw.length + 2));
   // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.
   // A "/" joins too ("05/12/2020", "08/2019"): only SLASH_PHONE_SHAPE accepts a span across one.
   const tight = (k: number) => k > 0 && k < g.length && /^(?:[.-]| ?\/ ?)$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
