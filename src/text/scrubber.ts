@@ -12,7 +12,8 @@ import { isSkillForm } from './skills.js';
  * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
  * 2: skill_keys are made from the scrubbed skills, not the raw ones.
  * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]"); phones written with other dashes or
- *    dots ("555—123—4567", "03・1234・5678") or followed by a comma; personal sites on bare domains ("janedoe.dev").
+ *    dots ("555—123—4567", "03・1234・5678") or followed by a comma; personal sites on bare domains ("janedoe.dev");
+ *    handles after "GitHub ID:" and its like.
  */
 export const SCRUB_RULES_VERSION = 3;
 
@@ -120,7 +121,7 @@ const PROFILE_URL_RE = new RegExp(`(?<![\\w@.\\-/])(?:[a-z0-9\\-]{1,63}\\.){0,3}
 const PATH_TLDS = 'com|org|io|dev|me|co|ai|app|info|uk|in|de|fr|es|nl|ca|au|us|edu|gov';
 const PATH_URL_RE = new RegExp(`(?<![\\w@.\\-/])[a-z0-9][a-z0-9\\-]{0,62}(?:\\.[a-z0-9\\-]{1,63}){0,3}\\.(?:${PATH_TLDS})/${URL_TAIL}{0,2048}`, 'g');
 const DOMAIN_HINT = new RegExp(`[a-z0-9]\\.(?:${PATH_TLDS}|net|to|sh|ee|site|cv|link)\\b`, 'i');
-const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:personal|my|own)[ \t]+)?(linkedin|github|gitlab|twitter|website|web[ \t]?site|web|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
+const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:personal|my|own)[ \t]+)?(linkedin|github|gitlab|twitter|website|web[ \t]?site|web|portfolio|blog|homepage|home[ \t]page|site|url)(?:[ \t]+(?:id|handle|user[ \t]?name|profile|account))?[ \t]*[:\-–][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
 const HANDLE = /^@?[A-Za-z0-9_-]{2,39}$/;
 // A labelled site inside a line ("Personal site: janedoe.com | ..."): the label says it is a link, so any domain
 // counts, but a known skill ("Web: Node.js") does not. "web" alone is a skills heading, so it is not a label here.
