@@ -74,6 +74,9 @@ export function scrubPersonalSites(text: string, names: string[], head: boolean)
   let out = '';
   let copied = 0;
   for (let dot = text.indexOf('.', 1); dot !== -1; dot = text.indexOf('.', dot + 1)) {
+    // Most dots end a sentence: a TLD starts with a letter.
+    const next = text.charCodeAt(dot + 1) | 0x20;
+    if (next < 0x61 || next > 0x7a) continue;
     BARE_DOMAIN_AT_DOT.lastIndex = dot;
     const m = BARE_DOMAIN_AT_DOT.exec(text);
     if (m === null) continue;
