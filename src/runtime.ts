@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import { createAgentsFactory } from './agents/create-agents.js';
 import { buildApp } from './app.js';
 import { ensureBootstrapKey, openMigratedDatabase } from './bootstrap.js';
-import { rescrubCandidates } from './candidates/rescrub.js';
+import { startRescrubber } from './candidates/rescrub.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -73,15 +73,11 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
               globalScoreConcurrency: config.LLM_CONCURRENCY,
             },
           );
-    // Scrubbed copies made by older rules or another release are redone in the background: agents' reads scrub a
-    // stale row on the fly meanwhile, and a large pool must not hold the start (or the health checks) back.
+    // Scrubbed copies made by older rules or another release are redone in the background, at start and then
+    // periodically: agents' reads scrub a stale row on the fly meanwhile, and a large pool must not hold the start
+    // (or the health checks) back.
     let closed = false;
-    const rescrubbed = rescrubCandidates(db, { stopped: () => closed }).then(
-      (rows) => {
-        if (rows) logger.info({ rows }, 'candidates scrubbed again with the current rules');
-      },
-      (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'scrubbing candidates again stopped; the next start carries on'),
-    );
+    const rescrubber = startRescrubber(db, { logger });
     return {
       config,
       logger,
@@ -93,9 +89,11 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         if (closed) return;
         closed = true;
         services.lifecycle.closing = true;
+        // Asked first, so a pass in progress ends at its next batch while the worker winds down.
+        const rescrubStopped = rescrubber.stop();
         await worker?.stop(config.SHUTDOWN_GRACE_MS);
         await app?.close();
-        await rescrubbed;
+        await rescrubStopped;
         await services.journal.flush();
         await db.close();
       },

@@ -1,4 +1,5 @@
 // Backfill: rows whose scrubbed copies are stale are scrubbed again, in the background, by any number of processes.
+import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { embeddingText, skillKeysOf } from './candidate-service.js';
@@ -62,6 +63,45 @@ export async function rescrubCandidates(db: Database, opts: { batch?: number; st
 }
 
 const MAX_RETRIES = 3;
+
+/**
+ * How often a process looks for stale rows again after its start. A process of the previous release that is still
+ * running during a rolling upgrade writes rows with its own (older) copies after every new process has started, and
+ * such rows match no search filter until they are done. A pass that finds nothing is one indexed scan of the ids.
+ */
+export const RESCRUB_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * The backfill as a process runs it: a pass at once, then one every intervalMs after the previous ended. A pass that
+ * fails is logged and the next one carries on. stop() ends the current pass between batches and waits for it.
+ */
+export function startRescrubber(db: Database, opts: { logger: Pick<Logger, 'info' | 'warn'>; intervalMs?: number; batch?: number }): { stop(): Promise<void> } {
+  const intervalMs = opts.intervalMs ?? RESCRUB_INTERVAL_MS;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const pass = async () => {
+    try {
+      const rows = await rescrubCandidates(db, { stopped: () => stopped, ...(opts.batch ? { batch: opts.batch } : {}) });
+      if (rows) opts.logger.info({ rows }, 'candidates scrubbed again with the current rules');
+    } catch (err) {
+      opts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'scrubbing candidates again stopped; the next pass carries on');
+    }
+  };
+  const next = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => (current = pass().then(next)), intervalMs);
+    // A process with nothing else to do ends; the rows wait for the next start.
+    timer.unref();
+  };
+  let current: Promise<void> = pass().then(next);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}
 
 /** One batch after `after` in id order, claimed, scrubbed and written in one transaction; null when none is left. */
 async function claimBatch(db: Database, batch: number, after: string): Promise<{ id: string; count: number } | null> {

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { embeddingText, prepareCandidate } from '../../src/candidates/candidate-service.js';
 import { codePointPrefix, createCandidateStore } from '../../src/candidates/candidate-store.js';
-import { rescrubCandidates } from '../../src/candidates/rescrub.js';
+import type { Logger } from 'pino';
+import { rescrubCandidates, startRescrubber } from '../../src/candidates/rescrub.js';
 import { SCRUB_RULES_VERSION } from '../../src/text/scrubber.js';
 import { candidate } from '../support/fixtures.js';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
 
 let rt: TestRuntime;
 before(async () => {
@@ -297,4 +298,34 @@ test('the backfill keeps a vector whose text it did not change, and processes ru
   assert.deepEqual(hashesAfter, hashesBefore, 'no vector is marked for re-embedding');
   const skills = (await rt.db.query<{ scrubbed_skills: string[] }>('SELECT DISTINCT scrubbed_skills FROM candidates WHERE id = ANY($1::uuid[])', [ids])).rows;
   assert.deepEqual(skills, [{ scrubbed_skills: ['Go', 'Kubernetes'] }]);
+});
+
+test('a process looks for stale rows again after its start: a row an older release writes later is done by the next pass', async () => {
+  const id = (await upsert([candidate('late-old', { location: 'Lyon, FR', skills: ['Go'] })])).json().items[0].id;
+  // As a process of the release before migration 010 leaves a row.
+  const makeOld = () => rt.db.query(`UPDATE candidates SET scrubbed_location = NULL, scrubbed_skills = '{}', scrub_version = 0 WHERE id = $1`, [id]);
+  const current = async () => {
+    const r = await rt.db.query<{ scrub_version: number; scrubbed_location: string | null }>('SELECT scrub_version, scrubbed_location FROM candidates WHERE id = $1', [id]);
+    return r.rows[0]!.scrub_version === SCRUB_RULES_VERSION && r.rows[0];
+  };
+  const logged: Array<{ rows?: number }> = [];
+  const logger = { info: (o: { rows?: number }) => logged.push(o), warn: (o: unknown) => assert.fail(`a pass failed: ${JSON.stringify(o)}`) };
+  await makeOld();
+  const rescrubber = startRescrubber(rt.db, { intervalMs: 25, logger: logger as unknown as Pick<Logger, 'info' | 'warn'> });
+  try {
+    await waitFor(async () => logged.length === 1, 10_000, 'the pass at start');
+    assert.ok(await current(), 'the pass at start did the row');
+    // Written after that pass: only a later one can do it.
+    await makeOld();
+    const row = await waitFor(current, 10_000, 'the row done by a later pass');
+    assert.equal(row.scrubbed_location, 'Lyon, FR');
+  } finally {
+    await rescrubber.stop();
+  }
+  assert.deepEqual(logged, [{ rows: 1 }, { rows: 1 }]);
+  // Stopped: a row made stale now stays as it is.
+  await makeOld();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await current(), false);
+  assert.equal(await rescrubCandidates(rt.db), 1);
 });
