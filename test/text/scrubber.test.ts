@@ -225,3 +225,18 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     assert.ok(ms < 3000, `${JSON.stringify(input.slice(0, 12))}… took ${ms.toFixed(0)} ms of CPU`);
   }
 });
+
+test('a long run of phones is scrubbed in time linear in its length, not once per phone over the whole run', () => {
+  // Spaces, dashes and dots join digit groups, so such a run is one phone candidate holding thousands of phones: each
+  // replaced by re-slicing the whole run made it quadratic (400 KB took over ten seconds). Linear, it takes well under one.
+  const size = 400_000;
+  for (const unit of ['5551234567 ', '555-123-4567 ', '(555) 123-4567 ', '12 000–']) {
+    const input = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+    const started = process.cpuUsage();
+    const out = scrub(input);
+    const { user, system } = process.cpuUsage(started);
+    const ms = (user + system) / 1000;
+    assert.ok(out.includes('[PHONE]'), 'the phones are found');
+    assert.ok(ms < 2000, `${JSON.stringify(unit)} × ${size / unit.length | 0} took ${ms.toFixed(0)} ms of CPU`);
+  }
+});
