@@ -14,8 +14,10 @@ import { isSkillForm } from './skills.js';
  * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]"); phones written with other dashes or
  *    dots ("555—123—4567", "03・1234・5678") or followed by a comma; personal sites on bare domains ("janedoe.dev");
  *    handles after "GitHub ID:" and its like.
+ * 4: a typographic dash between two numbers that reads as a range ("1200–1500 ms", "40 000–50 000") is no phone
+ *    separator, as it was not before 3.
  */
-export const SCRUB_RULES_VERSION = 3;
+export const SCRUB_RULES_VERSION = 4;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -181,9 +183,40 @@ const OTHER_DASH_DOT_HINT = /[\u00B7\u2010-\u2015\u2022\u2027\u2212\u2219\u22C5\
 const OTHER_DASH_RE = /(?<=\d ?)[\u2010-\u2015\u2212\u2E3A\u2E3B\u30FC](?= ?\d)/g;
 const OTHER_DOT_RE = /(?<=\d)[\u00B7\u2022\u2027\u2219\u22C5\u30FB](?=\d)/g;
 
+// A number just before or after a dash: whole, decimal ("3.5") or grouped in thousands ("40 000", "1,200,000").
+const NUMBER = '\\d{1,3}(?:([ ,.])\\d{3})(?:\\1\\d{3})*|\\d+(?:[.,]\\d+)?';
+const NUMBER_BEFORE_DASH = new RegExp(`(?<![\\d.,])(${NUMBER.replaceAll('\\1', '\\2')}) ?$`);
+const NUMBER_AFTER_DASH = new RegExp(`^ ?(${NUMBER.replaceAll('\\1', '\\2')})(?![\\d.,]?\\d)`);
+// What stands before a phone's group but not before the low end of a range: another bare digit group ("+44 20"), a
+// closing bracket ("(555) 123"), a plus, a dash or a dot.
+const PHONE_BEFORE = /(?:(?<![\p{L}\d])\+?\d+ ?|[+)\-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC] ?)$/u;
+const numberValue = (n: string) => (/^\d{1,3}(?:([ ,.])\d{3})(?:\1\d{3})*$/.test(n) ? Number(n.replace(/[ ,.]/g, '')) : Number(n.replace(',', '.')));
+
+/**
+ * A typographic dash between two numbers that reads as a range: the low end first ("2019–2021", "1200–1500 ms",
+ * "40 000–50 000", "3.5–4"), no leading zero (an area code has one), nothing phone-like around it (a second dash, a
+ * bracket, another digit group, a phone label). Such a dash is left as written, so the phone rules see no separator there.
+ */
+function isRangeDash(text: string, at: number, length: number): boolean {
+  const before = text.slice(Math.max(0, at - 40), at);
+  const after = text.slice(at + length, at + length + 40);
+  const low = NUMBER_BEFORE_DASH.exec(before);
+  const high = NUMBER_AFTER_DASH.exec(after);
+  if (!low || !high) return false;
+  const lowText = low[1]!;
+  if (/^0\d/.test(lowText)) return false;
+  const rest = after.slice(high[0].length);
+  if (/^ ?[-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC]? ?\d/.test(rest)) return false;
+  const lead = before.slice(0, before.length - low[0].length);
+  if (PHONE_BEFORE.test(lead) || PHONE_LABEL_RE.test(lead.slice(-24))) return false;
+  return numberValue(lowText) < numberValue(high[1]!);
+}
+
 function scrubPhones(text: string, ascii: boolean): string {
   if (ascii || !OTHER_DASH_DOT_HINT.test(text)) return replaceDecided(text, PHONE_CANDIDATE_RE, decidePhones);
-  const read = text.replace(OTHER_DASH_RE, '-').replace(OTHER_DOT_RE, '.');
+  const read = text
+    .replace(OTHER_DASH_RE, (dash: string, at: number) => (isRangeDash(text, at, dash.length) ? dash : '-'))
+    .replace(OTHER_DOT_RE, '.');
   return replaceDecided(read, PHONE_CANDIDATE_RE, (m, t) => decidePhones(m, t, text), text);
 }
 

@@ -37,6 +37,7 @@ const removed: Array<[string, string, string]> = [
   ['non-breaking hyphens', '+1 555‑123‑4567', '[PHONE]'],
   ['middle dots', 'Tel 555·123·4567', 'Tel [PHONE]'],
   ['katakana middle dots and long-vowel dashes', '電話 03・1234・5678 または 090ー1234ー5678', '電話 [PHONE] または [PHONE]'],
+  ['phones with one en dash', 'Call +1 555 123–4567, (555) 123–4567, 555 123–4567 or Mobil 0171–1234567; Tel: 555–1234', 'Call [PHONE], [PHONE], [PHONE] or Mobil [PHONE]; Tel: [PHONE]'],
   ['https url', 'See https://example.com/a?b=1.', 'See [URL].'],
   ['www url', 'Site: www.ada.dev, now', 'Site: [URL], now'],
   ['linkedin without scheme', 'linkedin.com/in/johndoe', '[URL]'],
@@ -94,6 +95,9 @@ for (const [what, input, expected] of removed) {
 const kept: Array<[string, string]> = [
   ['year ranges', 'Acme 2015-2019, Beta (2016 - 2018), Gamma 2014 – 2018'],
   ['year ranges and figures with other dashes and dots', 'Acme 2014–2018, Beta 2016—2019, Gamma (2019 ― 2021); grew 10—20% with a 1·5 ratio'],
+  // A typographic dash between numbers is how ranges are written: read as "-", they looked like "1234-5678".
+  ['number ranges with en and em dashes', 'p95 1200–1500 ms, p99 2000—2500 ms; budgets of 250000–500000 USD; 40 000–50 000 users'],
+  ['grouped amounts in ranges', 'Salary 40 000 – 50 000 EUR; revenue €1 200 000–1 500 000; stipend 15 000–20 000 per month; 3 000 – 4 000 SKUs'],
   ['durations', 'Require 3 to 7 years of hands-on experience'],
   ['versions', 'Python 3.10.4, iOS 16.2, version 1.2.3, v10.15.7'],
   ['amounts before a comma', 'Revenue 1,200,000, up 12%; grew 12 345 678, then 1234567, 7654321'],
