@@ -21,6 +21,31 @@ const WINDOW = 160;
 const CELL_BEFORE = /(?:^|[|•·●▪,;\t]|[ \t][-–—]|[ \t]{2})[ \t]*(?:[-*•●▪][ \t]+)?$/;
 const CELL_AFTER = /^(?:[.;,]?[ \t]*$|[ \t]*[|•·●▪,;\t/]|[ \t]*[-–—][ \t]|[ \t]{2})/;
 const CONTACT_PLACEHOLDER = /\[(?:EMAIL|PHONE|URL|NAME|ADDRESS)\]/;
+// The columns of a line, split where CELL_BEFORE and CELL_AFTER see a column end.
+const CELL_SPLIT = /[|•·●▪,;\t/]|[ \t][-–—](?=[ \t])|[ \t]{2,}/;
+// A column that is a contact detail, perhaps after a short label ("Email: [EMAIL]", "Tel [PHONE]", "NY [ADDRESS]").
+const CONTACT_CELL = /^(?:\p{L}[\p{L} .]{0,19}[:：]?[ \t]*)?\[(?:EMAIL|PHONE|URL|NAME|ADDRESS)\]$/u;
+// What a contact line holds besides its details and the site: short columns (a place, a title, pronouns), no domain.
+const SHORT_CELL = /^[^[\]@]{1,40}$/;
+const DOMAIN_LIKE = /[a-z0-9]\.[a-z]/i;
+
+/**
+ * Whether the domain is a column of a contact line: every other column of the line is a contact detail or short (a
+ * place, a title), one at least is a contact detail, and the domain stands beside one or at an end of the line. A line
+ * of an experience or skills section that merely holds an address somewhere ("Engineer | Booking.com | 2019 – 2021 |
+ * ref: [EMAIL]", "Tools: Fly.io, Sentry.io, Render.com. Contact: [PHONE]") is none: its other domains, or a long column,
+ * or the domain's place in the middle, say so.
+ */
+function onContactLine(pre: string, post: string): boolean {
+  const cells = (side: string) => side.split(CELL_SPLIT).map((c) => c.trim()).filter((c) => /[\p{L}\d[]/u.test(c));
+  const before = cells(pre);
+  const after = cells(post);
+  const others = [...before, ...after];
+  if (!others.some((c) => CONTACT_CELL.test(c))) return false;
+  if (!others.every((c) => CONTACT_CELL.test(c) || (SHORT_CELL.test(c) && !DOMAIN_LIKE.test(c)))) return false;
+  const beside = [before.at(-1), after[0]].some((c) => c !== undefined && CONTACT_CELL.test(c));
+  return beside || before.length === 0 || after.length === 0;
+}
 const ALONE_BEFORE = /^[ \t]*(?:[-*•●▪][ \t]+)?$/;
 const ALONE_AFTER = /^[.;,]?[ \t]*$/;
 // "my portfolio at janedoe.dev", "find me on jane.io", or a column that starts "Blog jane.io". ("Portfolio: x" with
@@ -60,7 +85,7 @@ function isPersonalSite(text: string, start: number, domain: string, forms: Set<
   const post = rest.indexOf('\n') === -1 ? rest : rest.slice(0, rest.indexOf('\n'));
   if (CUE_RE.test(pre)) return true;
   if (!CELL_BEFORE.test(pre) || !CELL_AFTER.test(post)) return false;
-  if (CONTACT_PLACEHOLDER.test(pre) || CONTACT_PLACEHOLDER.test(post)) return true;
+  if (onContactLine(pre, post)) return true;
   return start < head && ALONE_BEFORE.test(pre) && ALONE_AFTER.test(post);
 }
 

@@ -15,7 +15,8 @@ import { isSkillForm } from './skills.js';
  *    dots ("555—123—4567", "03・1234・5678") or followed by a comma; personal sites on bare domains ("janedoe.dev");
  *    handles after "GitHub ID:" and its like.
  * 4: a typographic dash between two numbers that reads as a range ("1200–1500 ms", "40 000–50 000") is no phone
- *    separator, as it was not before 3.
+ *    separator, as it was not before 3; a bare domain is a column of a contact line only if the line is one (short
+ *    columns, no other domain) and it stands beside a contact detail or at an end of the line.
  */
 export const SCRUB_RULES_VERSION = 4;
 
