@@ -16,7 +16,9 @@ import { isSkillForm } from './skills.js';
  *    handles after "GitHub ID:" and its like.
  * 4: a typographic dash between two numbers that reads as a range ("1200–1500 ms", "40 000–50 000") is no phone
  *    separator, as it was not before 3; a bare domain is a column of a contact line only if the line is one (short
- *    columns, no other domain) and it stands beside a contact detail or at an end of the line.
+ *    columns, no other domain) and it stands beside a contact detail or at an end of the line; a spaced full stop
+ *    after an address ends it at its first TLD ("jane . doe @ gmail . com . Thanks" was left whole) and one before a
+ *    tight address is punctuation ("Go . Kafka . jane@x.com").
  */
 export const SCRUB_RULES_VERSION = 4;
 
@@ -88,17 +90,49 @@ const NOT_LOCAL_PARTS = new Set('worked work works working based located live li
 const LABEL_SEPARATOR = /[ \t]*(?:\.|[[({<][ \t]?(?:dot|\.)[ \t]?[\])}>]| dot )[ \t]*/i;
 const SPACED_DOT = /[ \t]\.[ \t]/;
 
+// A country under a generic second level ("acme . co . uk"): the one label a domain keeps past its first TLD.
+const GENERIC_SECOND_LEVEL = new Set('co com org net ac gov edu'.split(' '));
+const SPACED_DOTS = /[ \t]{1,2}\.[ \t]{1,2}/g;
+
+/** The first `count` labels of a domain as written, with the separators between them. */
+function leadingLabels(domain: string, count: number): string {
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const sep = LABEL_SEPARATOR.exec(domain.slice(at));
+    if (!sep) return domain;
+    if (i === count - 1) return domain.slice(0, at + sep.index);
+    at += sep.index + sep[0].length;
+  }
+  return domain;
+}
+
 function decideEmail(m: RegExpExecArray, text: string): Decision {
-  const [token, local = '', domainAsMatched = ''] = m;
+  const [token, matchedLocal = '', domainAsMatched = ''] = m;
   let gap = 0;
   while (gap < 2 && (text[m.index - gap - 1] === ' ' || text[m.index - gap - 1] === '\t')) gap++;
   let domain = domainAsMatched;
   let to: number | undefined;
-  // A spaced dot also ends a sentence ("jane@x.com . Next"): past one, the domain must end in a known TLD, or it
-  // ends before the first.
-  if (SPACED_DOT.test(domain) && !TLDS.has(domain.split(LABEL_SEPARATOR).at(-1)!.toLowerCase())) {
-    domain = domain.slice(0, SPACED_DOT.exec(domain)!.index);
-    to = m.index + token.length - domainAsMatched.length + domain.length;
+  // A spaced dot also ends a sentence ("jane@x.com . Next", "jane@x.com . In 2019 ..."): past one, the domain ends at
+  // its first known TLD (and a country after a generic one, "acme . co . uk"), or before the spaced dot.
+  if (SPACED_DOT.test(domain)) {
+    const all = domain.split(LABEL_SEPARATOR);
+    let end = all.findIndex((label, i) => i > 0 && TLDS.has(label.toLowerCase()));
+    if (end >= 0) {
+      const next = all[end + 1];
+      if (next !== undefined && GENERIC_SECOND_LEVEL.has(all[end]!.toLowerCase()) && /^[a-z]{2}$/.test(next) && TLDS.has(next)) end++;
+      domain = leadingLabels(domain, end + 1);
+    } else {
+      domain = domain.slice(0, SPACED_DOT.exec(domain)!.index);
+    }
+    if (domain !== domainAsMatched) to = m.index + token.length - domainAsMatched.length + domain.length;
+  }
+  // Likewise before it ("Skills: Go . Kafka . jane@x.com"): an address whose @ and domain are written tight has a
+  // tight local part, so a spaced dot in front of it is punctuation, and what precedes it is no part of the address.
+  let local = matchedLocal;
+  if (gap === 0 && token.startsWith('@') && !SPACED_DOT.test(domain)) {
+    let after = 0;
+    for (const dot of local.matchAll(SPACED_DOTS)) after = dot.index + dot[0].length;
+    local = local.slice(after);
   }
   const from = m.index - gap - local.length;
   const labels = domain.split(LABEL_SEPARATOR);
