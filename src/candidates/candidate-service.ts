@@ -56,6 +56,17 @@ export function scrubResume(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>, re
   return scrub(resume, knownPii(c));
 }
 
+/** A stored row's raw fields, as the scrubber needs them. */
+export interface RawScrubRow extends ScrubSource {
+  id: string;
+  resume: string;
+}
+
+/** A stored row's scrubbed copies under the current rules: what ingestion would write for it today. */
+export function scrubRow(c: RawScrubRow) {
+  return scrubFields(c, scrubResume(c, c.resume));
+}
+
 /**
  * The keys skill filters match: those of the scrubbed skills, as the vocabulary offers them. A model's filter is counted
  * against them, so keys of the raw skills would let it probe a skill that was an email or a name.

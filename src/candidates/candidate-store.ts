@@ -3,9 +3,10 @@ import type { Database, Queryable } from '../db/database.js';
 import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
-import { filterSql } from '../retrieval/filters.js';
+import { filterSql, readsScrubbedCopies } from '../retrieval/filters.js';
 import type { Candidate } from './candidate-schemas.js';
-import { scrubFields, scrubResume, type ScrubSource } from './candidate-service.js';
+import { scrubRow, type RawScrubRow } from './candidate-service.js';
+import { currentCopiesFor } from './rescrub.js';
 import { scrubbedCopiesStale } from './scrub-staleness.js';
 
 /** A candidate ready to store: raw fields plus everything derived from them. */
@@ -226,6 +227,8 @@ export function createCandidateStore(db: Database) {
     },
 
     async countMatching(orgId: string, filters: SearchFilters): Promise<number> {
+      // Right after an upgrade the organisation's rows may be stale, which such a filter cannot match: rewrite them first.
+      if (readsScrubbedCopies(filters)) await currentCopiesFor(db, orgId);
       const values: unknown[] = [orgId];
       const r = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM candidates c WHERE c.org_id = $1 ${filterSql(filters, values)}`,
@@ -278,17 +281,6 @@ async function rescrubStale(db: Database, orgId: string, rows: ViewRow[]): Promi
     if (!f) return row;
     return { ...row, headline: f.scrubbedHeadline, location: f.scrubbedLocation, skills: f.scrubbedSkills, scrubbed_text: f.scrubbedText, scrub_version: f.scrubVersion };
   });
-}
-
-/** A stored row's raw fields, as the scrubber needs them. */
-export interface RawScrubRow extends ScrubSource {
-  id: string;
-  resume: string;
-}
-
-/** A stored row's scrubbed copies under the current rules: what ingestion would write for it today. */
-export function scrubRow(c: RawScrubRow) {
-  return scrubFields(c, scrubResume(c, c.resume));
 }
 
 /**

@@ -2,8 +2,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
-import { embeddingText, skillKeysOf } from './candidate-service.js';
-import { scrubRow, type RawScrubRow } from './candidate-store.js';
+import { embeddingText, scrubRow, skillKeysOf, type RawScrubRow } from './candidate-service.js';
 import { staleSql } from './scrub-staleness.js';
 
 interface StoredRow extends RawScrubRow {
@@ -27,7 +26,10 @@ interface StoredRow extends RawScrubRow {
  * it again from the scrubbed text. Until a row is done, agents' reads scrub it on the fly (candidate-store views).
  * Returns how many rows were rewritten; stops between batches once `stopped()` says so.
  */
-export async function rescrubCandidates(db: Database, opts: { batch?: number; stopped?: () => boolean; retryDelayMs?: number } = {}): Promise<number> {
+export async function rescrubCandidates(
+  db: Database,
+  opts: { batch?: number; stopped?: () => boolean; retryDelayMs?: number; /** Only this organisation's rows. */ orgId?: string } = {},
+): Promise<number> {
   // Scrubbing is synchronous work: a small batch keeps the event loop and the rows' locks short.
   const batch = opts.batch ?? 20;
   const retryDelayMs = opts.retryDelayMs ?? 1000;
@@ -39,7 +41,7 @@ export async function rescrubCandidates(db: Database, opts: { batch?: number; st
   while (!opts.stopped?.()) {
     let last: { id: string; count: number } | null;
     try {
-      last = await claimBatch(db, batch, after);
+      last = await claimBatch(db, batch, after, opts.orgId);
       failures = 0;
     } catch (err) {
       // A deadlock, a serialization failure or a busy pool is transient: the same batch is tried again, a few times.
@@ -50,7 +52,10 @@ export async function rescrubCandidates(db: Database, opts: { batch?: number; st
     if (last === null) {
       // Rows another transaction held were skipped, and a row may have gone stale behind the keyset: another pass
       // from the start, until one claims nothing.
-      if (claimedThisPass === 0) break;
+      if (claimedThisPass === 0) {
+        if (opts.orgId === undefined) caughtUp.add(db);
+        break;
+      }
       claimedThisPass = 0;
       after = FIRST;
       continue;
@@ -103,14 +108,44 @@ export function startRescrubber(db: Database, opts: { logger: Pick<Logger, 'info
   };
 }
 
+/** Databases whose whole backfill has run to its end in this process: every row was current then. */
+const caughtUp = new WeakSet<Database>();
+/** An organisation's pass in flight, per database: concurrent filtered reads of one organisation share it. */
+const organisationPasses = new WeakMap<Database, Map<string, Promise<void>>>();
+
+/**
+ * Before a location or skill filter reads an organisation's scrubbed copies (retrieval/filters.ts): its stale rows are
+ * scrubbed again first, as the backfill would, so that a filtered search or an evaluate_filters count right after an
+ * upgrade sees the whole pool instead of the rows the backfill has reached (none, at first: a run whose first search
+ * found nobody ended 'exhausted' with an empty shortlist). Nothing to do once this process's backfill has run to its
+ * end: a row an older release writes after that is done by the next periodic pass (startRescrubber). Rows another
+ * transaction holds at that moment are skipped, as the backfill skips them; a failed pass leaves the filter to the rows
+ * already current.
+ */
+export function currentCopiesFor(db: Database, orgId: string): Promise<void> {
+  if (caughtUp.has(db)) return Promise.resolve();
+  let passes = organisationPasses.get(db);
+  if (!passes) organisationPasses.set(db, (passes = new Map()));
+  const running = passes.get(orgId);
+  if (running) return running;
+  const pass = rescrubCandidates(db, { orgId, retryDelayMs: 50 }).then(
+    () => {},
+    () => {},
+  );
+  passes.set(orgId, pass);
+  void pass.then(() => passes.delete(orgId));
+  return pass;
+}
+
 /** One batch after `after` in id order, claimed, scrubbed and written in one transaction; null when none is left. */
-async function claimBatch(db: Database, batch: number, after: string): Promise<{ id: string; count: number } | null> {
+async function claimBatch(db: Database, batch: number, after: string, orgId?: string): Promise<{ id: string; count: number } | null> {
   return db.withTransaction(async (tx) => {
     const r = await tx.query<StoredRow>(
       `SELECT id, content_hash, scrub_version, scrubbed_from_hash, name, email, phone, headline, location, skills, resume,
               scrubbed_headline, scrubbed_skills, scrubbed_text
-       FROM candidates c WHERE ${staleSql(1)} AND c.id > $3 ORDER BY c.id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
-      [SCRUB_RULES_VERSION, batch, after],
+       FROM candidates c WHERE ${staleSql(1)} AND c.id > $3 ${orgId === undefined ? '' : 'AND c.org_id = $4'}
+       ORDER BY c.id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      orgId === undefined ? [SCRUB_RULES_VERSION, batch, after] : [SCRUB_RULES_VERSION, batch, after, orgId],
     );
     if (r.rows.length === 0) return null;
     const rows = r.rows.map((row) => {

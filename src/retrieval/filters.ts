@@ -7,16 +7,21 @@
 // someone's location, although no prompt ever shows it.
 //
 // A row whose scrubbed copies are stale (scrubbedCopiesStale: made by older rules, or before its content changed)
-// matches no location or skill filter until the background backfill (rescrub.ts) has rewritten it: its copies may be
-// missing (scrubbed_location is NULL on rows from before migration 010), made by rules that missed something the
-// current ones catch, or made from older content, and its skill_keys may come from the raw skills. Falling back to
-// the raw column would reopen the side channel, and an older copy can hold what the current rules remove. So during a
-// backfill a filtered search or count sees only the rows already done (fewer, never more than a model may see); the
-// same rows still turn up in unfiltered searches, and agents read them scrubbed on the fly (candidate-store views).
+// matches no location or skill filter: its copies may be missing (scrubbed_location is NULL on rows from before
+// migration 010), made by rules that missed something the current ones catch, or made from older content, and its
+// skill_keys may come from the raw skills. Falling back to the raw column would reopen the side channel, and an older
+// copy can hold what the current rules remove. So the callers (search.ts, candidate-store countMatching) first have
+// the organisation's stale rows scrubbed again (rescrub.ts currentCopiesFor) until this process's background backfill
+// has caught up: right after an upgrade every row is stale, and a filtered search would otherwise find nobody.
 import { staleSql } from '../candidates/scrub-staleness.js';
 import type { SearchFilters } from '../matching/domain.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { skillKey } from '../text/skills.js';
+
+/** Whether the filters read the scrubbed copies (a skill or location filter), and so need them current (rescrub.ts). */
+export function readsScrubbedCopies(filters: SearchFilters): boolean {
+  return Boolean(filters.skillsAll?.length || filters.skillsAny?.length || filters.location);
+}
 
 /** Appends the filter values to `values` and returns the matching "AND ..." clause (or ''). */
 export function filterSql(filters: SearchFilters, values: unknown[]): string {
@@ -26,7 +31,7 @@ export function filterSql(filters: SearchFilters, values: unknown[]): string {
   if (filters.skillsAll?.length) clauses.push(`c.skill_keys @> ${push(filters.skillsAll.map(skillKey))}::text[]`);
   if (filters.skillsAny?.length) clauses.push(`c.skill_keys && ${push(filters.skillsAny.map(skillKey))}::text[]`);
   if (filters.location) clauses.push(`c.scrubbed_location ILIKE ${push(`%${filters.location.replace(/[\\%_]/g, '\\$&')}%`)}`);
-  if (clauses.length) clauses.push(`NOT ${staleSql(values.push(SCRUB_RULES_VERSION))}`);
+  if (readsScrubbedCopies(filters)) clauses.push(`NOT ${staleSql(values.push(SCRUB_RULES_VERSION))}`);
   if (filters.minYears !== undefined) clauses.push(`c.years_experience >= ${push(filters.minYears)}`);
   return clauses.length ? `AND ${clauses.join(' AND ')}` : '';
 }

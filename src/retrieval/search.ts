@@ -2,9 +2,10 @@
 // full-text search, fused by reciprocal rank.
 import type { Database } from '../db/database.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
+import { currentCopiesFor } from '../candidates/rescrub.js';
 import type { EmbedOptions, Embedder } from '../embeddings/embedder.js';
 import type { SearchFilters } from '../matching/domain.js';
-import { filterSql } from './filters.js';
+import { filterSql, readsScrubbedCopies } from './filters.js';
 import { createTermRarity } from './term-rarity.js';
 
 export interface SearchRequest {
@@ -128,6 +129,8 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];
       const call = req.call;
+      // Stale rows match no skill or location filter: the organisation's are rewritten first, while the queries embed.
+      const current = readsScrubbedCopies(req.filters) ? currentCopiesFor(db, req.orgId) : undefined;
       const vectors = await embedder.embed(queries, {
         orgId: req.orgId,
         ...(call ? { signal: call.signal, runId: call.runId, budget: call.budget, deadline: call.deadline } : {}),
@@ -137,6 +140,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       // Term statistics (and the pool's size) are read before the lists: the embedded server runs one statement at a time.
       const tsqueries = await rarity.tsqueries(req.orgId, queries);
       const exact = (await rarity.poolSize(req.orgId)) <= exactScanMaxPool;
+      await current;
       const statement = listsStatement(req, vectors, tsqueries, fetch, exact);
       const rows = exact
         ? (await db.query<ListRow>(statement.text, statement.values)).rows

@@ -9,7 +9,7 @@ import { isSkillForm } from './skills.js';
 /**
  * The version of these rules. Stored scrubbed copies (candidates.scrub_version) older than this are scrubbed
  * again from the raw fields: bump it whenever a change here, or in what is stored from the scrubbed copies, should
- * reach rows already stored. Until a row is done it matches no location or skill filter (retrieval/filters.ts).
+ * reach rows already stored. A stale row matches no location or skill filter: it is rewritten first (rescrub.ts).
  * 2: skill_keys are made from the scrubbed skills, not the raw ones.
  * 3: spaced-out and bracketed emails ("jane . doe @ gmail . com", "[@]", "[.]"); phones written with other dashes or
  *    dots ("555—123—4567", "03・1234・5678") or followed by a comma; personal sites on bare domains ("janedoe.dev");

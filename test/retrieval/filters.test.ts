@@ -65,37 +65,48 @@ test('a skill filter matches the keys of the scrubbed skills: a skill that was a
   assert.deepEqual(keys.rows[0]!.skill_keys, ['go']);
 });
 
-test('a stale row matches no location or skill filter, never through its raw columns, until the backfill rewrites it', async () => {
+test('a stale row is scrubbed again before a location or skill filter reads it: matched on its current copy, never its raw columns or an older copy', async () => {
   const leeds = ids.get('leeds')!;
   const baker = ids.get('baker')!;
   // As migration 010 left a row (no scrubbed location, skill keys of the raw skills), and as older rules left
-  // another (a copy that still holds what the current rules remove).
-  await db.query(
-    `UPDATE candidates SET scrubbed_location = NULL, scrubbed_skills = '{}', skill_keys = '{go,pat.doe@example.org}', scrub_version = 0
-     WHERE id = $1`,
-    [leeds],
-  );
-  await db.query(`UPDATE candidates SET scrubbed_location = '221B Baker Street, London [ADDRESS]', scrub_version = $2 WHERE id = $1`, [
-    baker,
-    SCRUB_RULES_VERSION - 1,
-  ]);
-  for (const probe of ['Leeds', 'pat.doe', 'Baker', 'London']) assert.equal(await count({ location: probe }), 0, probe);
-  assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0);
-  assert.equal(await count({ skillsAll: ['Go'] }), 0, 'both Go engineers are stale');
-  assert.deepEqual(await found({ location: 'Leeds' }), []);
-  assert.equal(await count({ minYears: 5 }), 3, 'a filter on no client text still counts them');
-  assert.ok((await found({})).includes(leeds), 'an unfiltered search still finds them');
+  // another (a copy that still holds what the current rules remove): every row is stale right after an upgrade.
+  const makeStale = async () => {
+    await db.query(
+      `UPDATE candidates SET scrubbed_location = NULL, scrubbed_skills = '{}', skill_keys = '{go,pat.doe@example.org}', scrub_version = 0
+       WHERE id = $1`,
+      [leeds],
+    );
+    await db.query(`UPDATE candidates SET scrubbed_location = '221B Baker Street, London [ADDRESS]', scrub_version = $2 WHERE id = $1`, [
+      baker,
+      SCRUB_RULES_VERSION - 1,
+    ]);
+  };
+  const versions = async () =>
+    (await db.query<{ scrub_version: number }>('SELECT scrub_version FROM candidates WHERE id = ANY($1::uuid[]) ORDER BY id', [[leeds, baker]])).rows.map(
+      (r) => r.scrub_version,
+    );
 
-  assert.equal(await rescrubCandidates(db), 2);
-  assert.equal(await count({ location: 'Leeds' }), 1);
-  assert.equal(await count({ location: 'Baker' }), 0, 'the rewritten copy holds no street');
-  assert.equal(await count({ skillsAll: ['Go'] }), 2);
-  assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0);
+  // A search first: before the backfill has run, a run's filtered search finds the candidates it would find after it.
+  await makeStale();
+  assert.deepEqual(await found({ location: 'Leeds' }), [leeds], 'found on the current copy, rewritten for the search');
+  assert.deepEqual(await versions(), [SCRUB_RULES_VERSION, SCRUB_RULES_VERSION], "the organisation's stale rows were rewritten");
+  assert.deepEqual(await found({ location: 'Baker' }), [], 'the rewritten copy holds no street');
 
-  // Content a process of the release before migration 010 rewrote: raw fields and hash, nothing scrubbed.
+  // Then counts, as evaluate_filters makes them.
+  await makeStale();
+  for (const probe of ['pat.doe', 'Baker', 'London NW1', '221B']) assert.equal(await count({ location: probe }), 0, probe);
+  assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0, 'a skill that was an email, in the raw skill keys');
+  assert.equal(await count({ location: 'leeds' }), 1);
+  assert.equal(await count({ skillsAll: ['Go'] }), 2, 'both Go engineers, stale a moment ago');
+  assert.equal(await count({ minYears: 5 }), 3);
+
+  // Once this process's backfill has run to its end, a row a process of the release before migration 010 rewrites
+  // (raw fields and hash, nothing scrubbed) is stale until the next periodic pass or a re-upload, and matches no filter meanwhile.
+  assert.equal(await rescrubCandidates(db), 0, 'nothing was left for the backfill');
   await db.query(`UPDATE candidates SET location = 'Oslo, NO', content_hash = 'written-by-the-previous-release' WHERE id = $1`, [leeds]);
   assert.equal(await count({ location: 'Oslo' }), 0, 'the new raw value is not matched');
   assert.equal(await count({ location: 'Leeds' }), 0, 'nor the copy of the old content');
+  assert.ok((await found({})).includes(leeds), 'an unfiltered search still finds it');
   assert.equal(await rescrubCandidates(db), 1);
   assert.equal(await count({ location: 'Oslo' }), 1);
 });
