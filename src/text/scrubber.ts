@@ -18,7 +18,8 @@ import { isSkillForm } from './skills.js';
  *    separator, as it was not before 3; a bare domain is a column of a contact line only if the line is one (short
  *    columns, no other domain) and it stands beside a contact detail or at an end of the line; a spaced full stop
  *    after an address ends it at its first TLD ("jane . doe @ gmail . com . Thanks" was left whole) and one before a
- *    tight address is punctuation ("Go . Kafka . jane@x.com").
+ *    tight address is punctuation ("Go . Kafka . jane@x.com"); a GitHub, GitLab, Bitbucket or LinkedIn handle inside a
+ *    line ("GitHub ID: janesmith456 | Email: ...").
  */
 export const SCRUB_RULES_VERSION = 4;
 
@@ -166,7 +167,12 @@ const INLINE_SITE_RE = /(?<![\p{L}\d])((?:(?:personal|my|own)[ \t]+)?(?:website|
 const SITE_HINT = /(?:site|url|portfolio|blog|homepage|home page)[ \t]*[:\-–]/i;
 const HANDLE_HINT = /(?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)/i;
 // Messaging handles after their label ("Skype: jane.doe.1985", "Telegram: @janedoe", "Telegram @janedoe").
-const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]+(?=@)))(@?[\w.-]{2,64})/giu;
+const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))(@?[\w.-]{2,64})/giu;
+// A code-hosting or LinkedIn handle inside a line ("GitHub ID: janesmith456 | Email: ..."): LINK_LABEL_RE takes one only
+// at the end of its line. Without "ID", "username" and their like the label also heads skills ("GitHub: Actions, Pages"),
+// so the handle then needs a mark of one (a digit, "_", "-", "."). A value running on into a path is a URL, found later.
+const PROFILE_HANDLE_HINT = /(?:github|gitlab|bitbucket|linkedin)[ \t]*(?:(?:id|handle|user[ \t]?name|profile|account)[ \t]*)?[:：]/i;
+const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?[ \t]*[:：][ \t]*)(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
 
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
@@ -407,6 +413,11 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
     return tld === undefined || isSkillForm(site) ? all : `${label}[URL]${value.slice(site.length)}`;
   });
   if (HANDLE_HINT.test(out)) out = out.replace(HANDLE_LABEL_RE, decideHandle);
+  if (PROFILE_HANDLE_HINT.test(out)) {
+    out = out.replace(PROFILE_HANDLE_RE, (all: string, label: string, suffix: string | undefined, value: string, offset: number, text: string) =>
+      suffix || /[\d_.-]/.test(value.replace(/[.-]+$/, '')) ? decideHandle(all, label, value, offset, text) : all,
+    );
+  }
   out = replaceDecided(out, SCHEME_URL_RE, decideUrl);
   if (DOMAIN_HINT.test(out)) {
     out = replaceDecided(out, PROFILE_URL_RE, decideUrl);

@@ -52,6 +52,8 @@ const removed: Array<[string, string, string]> = [
   ['github profile', 'code at github.com/ada-l and more', 'code at [URL] and more'],
   ['labelled handle', 'GitHub: adal', 'GitHub: [URL]'],
   ['handle after "ID", "username" (from the dataset)', 'GitHub ID: janesmith456\nGitHub username: adal', 'GitHub ID: [URL]\nGitHub username: [URL]'],
+  ['handles inside a contact line', 'GitHub ID: janesmith456 | Email: x; GitHub username: adal, LinkedIn: jane-smith', 'GitHub ID: [URL] | Email: x; GitHub username: [URL], LinkedIn: [URL]'],
+  ['a handle after a dash inside a line', 'Twitter handle - @jdoe; Telegram – @jane_s | Berlin', 'Twitter handle - [URL]; Telegram – [URL] | Berlin'],
   ['street with letter suffix', 'I live at 221B Baker Street, London.', 'I live at [ADDRESS].'],
   ['parkway with city, state, zip', '1600 Amphitheatre Parkway, Mountain View, CA 94043', '[ADDRESS]'],
   ['abbreviation and apartment', 'Home: 123 Main St., Apt 4', 'Home: [ADDRESS]'],
@@ -135,6 +137,7 @@ const kept: Array<[string, string]> = [
   ['employers in prose after an email', 'Contact me at [EMAIL]. I built integrations with Stripe.com, Booking.com, and Hotels.com for clients.'],
   ['hosts in a list beside a personal site', 'Worked with Vercel, Fly.io, Render.com, Netlify.com; deployed to [URL]'],
   ['skills that look like handles', 'Twitter: API integration; Telegram: bot API; Skype for Business'],
+  ['GitHub and LinkedIn products after their names', 'GitHub: Actions, Pages, Copilot | LinkedIn: Recruiter, Sales Navigator | GitHub: Node.js'],
   ['a skill after a site name', 'GitHub Actions: CI/CD'],
   ['slashed dates and references', 'Acme 08/2019 - 12/2021, 06/2019 – 05/2021, 05/12/2020, ticket 012345/2020, 24/7, 50/50'],
   ['slashed versions', 'Kubernetes 1.27/1.28, ISO 27001/27002, Python 3.10 / 3.11'],
@@ -236,6 +239,7 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     `Name:${fill(' ')}x`, `http://${fill('a')}`, fill('linkedin.com/'), `${fill('a.')}@`, `${fill('a_')} at gmail dot com`,
     fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '), fill('1—2‒3 '), fill('5·'), fill('a.io '), fill('ab.cd.io | '),
     `[EMAIL] | ${fill('a.dev.')}`, `[NAME]\n${fill('a.io\n')}`, fill('my site at a.me '),
+    `Twitter handle${fill(' ')}x`, `GitHub ID${fill(' ')}x`, fill('GitHub: a1 | '), fill('12 000–'), fill('1200–1500 '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
