@@ -279,6 +279,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
           maxMs: settings.retryMaxMs,
           deadline,
           signal: req.signal,
+          // The deadline is on this clock: the retries' checks against it must read the same one.
+          now,
           onAttempt: (r) => {
             if (r.error === null) return;
             log.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');

@@ -132,6 +132,16 @@ test('a call that failed on every attempt still counts as a call and releases it
   assert.equal(budget.snapshot().openReservations, 0);
 });
 
+test('the retries read the caller\'s clock: a deadline an hour ahead on it is not taken as passed', async (t) => {
+  // The caller's clock runs a day behind the machine's: the deadline is in the future on it, in the past on Date.now.
+  const skew = 24 * 3600_000;
+  const h = await setupLlm({ now: () => Date.now() - skew });
+  t.after(h.close);
+  h.server.script(fakeReply.serverError(), fakeReply.json({ ok: true }));
+  const out = await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, deadline: Date.now() - skew + 3600_000 });
+  assert.equal(out.attempts, 2, 'retried once, then answered');
+});
+
 test('a global limiter caps in-flight model requests across concurrent calls', async (t) => {
   const h = await setupLlm({ limiter: pLimit(2) });
   t.after(h.close);

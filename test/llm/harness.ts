@@ -9,7 +9,7 @@ import { startFakeLlmServer } from '../support/fake-llm-server.js';
 
 const fake = { model: 'fake-chat', temperature: 0.2 };
 
-export async function setupLlm(opts: { settings?: Partial<LlmSettingsInput>; limiter?: LimitFunction; ledger?: LedgerSink } = {}) {
+export async function setupLlm(opts: { settings?: Partial<LlmSettingsInput>; limiter?: LimitFunction; ledger?: LedgerSink; now?: () => number } = {}) {
   const server = await startFakeLlmServer();
   let settings: LlmSettings = parseLlmSettings({
     baseUrl: server.url,
@@ -25,7 +25,7 @@ export async function setupLlm(opts: { settings?: Partial<LlmSettingsInput>; lim
   const registry = loadModelRegistry();
   const memory = createMemoryLedger();
   const client = createLlmClient(settings);
-  const caller = createChatCaller({ client, registry, settings: () => settings, ledger: opts.ledger ?? memory, limiter: opts.limiter });
+  const caller = createChatCaller({ client, registry, settings: () => settings, ledger: opts.ledger ?? memory, limiter: opts.limiter, now: opts.now });
   return {
     server,
     registry,
