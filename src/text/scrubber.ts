@@ -1,8 +1,12 @@
-// PII scrubbing as code-law: the only way resume text reaches agents, prompts and logs.
+// PII scrubbing as code-law: the only way resume text reaches agents, prompts and logs. E-mails, phones, names
+// and personal sites have their own modules (scrub-*.ts); links, addresses and the order of it all are here.
 //
-// Every pattern below is linear: bounded or unambiguous quantifiers only, and candidates that need
-// judgement (is this digit run a phone or a year range?) are matched broadly and decided in code.
+// Every pattern is linear: bounded or unambiguous quantifiers only, and candidates that need judgement (is this
+// digit run a phone or a year range?) are matched broadly and decided in code.
+import { replaceDecided } from './replace-decided.js';
+import { scrubEmails } from './scrub-emails.js';
 import { escapeRe, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
+import { KNOWN_PHONE_SEPARATORS, scrubPhones } from './scrub-phones.js';
 import { scrubPersonalSites } from './scrub-sites.js';
 import { isSkillForm } from './skills.js';
 
@@ -39,114 +43,6 @@ export interface ScrubOptions {
   contactNames?: boolean;
 }
 
-/**
- * A replacement, optionally starting before the match (a pattern anchored on "@" reaches back for the local part) or
- * ending before its end (the match took more than the decision keeps).
- */
-type Decision = string | { from: number; to?: number; replacement: string } | null;
-type Decide = (match: RegExpExecArray, text: string) => Decision;
-
-/**
- * Like String.replace, but a rejected match (null) only skips one character, so overlaps still get a chance. The
- * pattern runs on text; what is kept comes from source, a copy of the same length (text itself unless given).
- */
-function replaceDecided(text: string, re: RegExp, decide: Decide, source = text): string {
-  re.lastIndex = 0;
-  let out = '';
-  let copied = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const decision = decide(m, text);
-    const from = typeof decision === 'object' && decision !== null ? decision.from : m.index;
-    if (decision === null || from < copied) {
-      re.lastIndex = m.index + 1;
-      continue;
-    }
-    out += source.slice(copied, from) + (typeof decision === 'string' ? decision : decision.replacement);
-    copied = typeof decision === 'object' && decision.to !== undefined ? decision.to : m.index + m[0].length;
-    re.lastIndex = Math.max(copied, m.index + 1);
-  }
-  return copied === 0 ? source : out + source.slice(copied);
-}
-
-// ---- emails ------------------------------------------------------------------------------------
-
-// Latin letters with diacritics too: "müller@beispiel.de" must not leave "mü" behind.
-const LABEL = '[A-Za-z0-9_%+\\-\\u00C0-\\u024F]{1,64}';
-const OPEN = '[\\[({<]';
-const CLOSE = '[\\])}>]';
-const AT = `(?:@|${OPEN}[ \\t]?(?:at|@)[ \\t]?${CLOSE}|at(?= ))`;
-// A dot may be spaced out ("jane . doe @ gmail . com"), bracketed ("[dot]", "(.)") or spelled (" dot ").
-const DOT = `(?:\\.|[ \\t]{1,2}\\.[ \\t]{1,2}|[ \\t]{0,2}${OPEN}[ \\t]?(?:dot|\\.)[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
-// Anchored on the "at" so the engine skips ahead to it; the local part is read back by a lookbehind.
-const EMAIL_RE = new RegExp(
-  `${AT}(?<=(?<![\\w.%+\\-@\\u00C0-\\u024F])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@\\u00C0-\\u024F])`,
-  'gi',
-);
-// Cheap pre-checks: most resumes have no link or address, so the costlier patterns rarely run.
-const EMAIL_HINT = /@|[[({<][ \t]?(?:at|dot)[ \t]?[\])}>]| dot | at [a-z0-9-]{1,30}\./i;
-const TLDS = new Set('com org net edu gov mil int io co ai dev app me info biz us uk in de fr es it nl be ch at se no dk fi pl pt ie ca au nz jp cn sg hk br mx ru za email mail'.split(' '));
-const MAIL_HOSTS = new Set('gmail googlemail yahoo ymail outlook hotmail live msn icloud me mac aol proton protonmail pm gmx yandex zoho mail email fastmail rediffmail qq 163'.split(' '));
-const NOT_LOCAL_PARTS = new Set('worked work works working based located live lives living employed intern interned engineer developer manager analyst lead role job position experience team teams project projects company skilled expert proficient good great best me us him her them it this that is am are was were be been and or but who which student studied graduated degree senior junior'.split(' '));
-
-const LABEL_SEPARATOR = /[ \t]*(?:\.|[[({<][ \t]?(?:dot|\.)[ \t]?[\])}>]| dot )[ \t]*/i;
-const SPACED_DOT = /[ \t]\.[ \t]/;
-
-// A country under a generic second level ("acme . co . uk"): the one label a domain keeps past its first TLD.
-const GENERIC_SECOND_LEVEL = new Set('co com org net ac gov edu'.split(' '));
-const SPACED_DOTS = /[ \t]{1,2}\.[ \t]{1,2}/g;
-
-/** The first `count` labels of a domain as written, with the separators between them. */
-function leadingLabels(domain: string, count: number): string {
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    const sep = LABEL_SEPARATOR.exec(domain.slice(at));
-    if (!sep) return domain;
-    if (i === count - 1) return domain.slice(0, at + sep.index);
-    at += sep.index + sep[0].length;
-  }
-  return domain;
-}
-
-function decideEmail(m: RegExpExecArray, text: string): Decision {
-  const [token, matchedLocal = '', domainAsMatched = ''] = m;
-  let gap = 0;
-  while (gap < 2 && (text[m.index - gap - 1] === ' ' || text[m.index - gap - 1] === '\t')) gap++;
-  let domain = domainAsMatched;
-  let to: number | undefined;
-  // A spaced dot also ends a sentence ("jane@x.com . Next", "jane@x.com . In 2019 ..."): past one, the domain ends at
-  // its first known TLD (and a country after a generic one, "acme . co . uk"), or before the spaced dot.
-  if (SPACED_DOT.test(domain)) {
-    const all = domain.split(LABEL_SEPARATOR);
-    let end = all.findIndex((label, i) => i > 0 && TLDS.has(label.toLowerCase()));
-    if (end >= 0) {
-      const next = all[end + 1];
-      if (next !== undefined && GENERIC_SECOND_LEVEL.has(all[end]!.toLowerCase()) && /^[a-z]{2}$/.test(next) && TLDS.has(next)) end++;
-      domain = leadingLabels(domain, end + 1);
-    } else {
-      domain = domain.slice(0, SPACED_DOT.exec(domain)!.index);
-    }
-    if (domain !== domainAsMatched) to = m.index + token.length - domainAsMatched.length + domain.length;
-  }
-  // Likewise before it ("Skills: Go . Kafka . jane@x.com"): an address whose @ and domain are written tight has a
-  // tight local part, so a spaced dot in front of it is punctuation, and what precedes it is no part of the address.
-  let local = matchedLocal;
-  if (gap === 0 && token.startsWith('@') && !SPACED_DOT.test(domain)) {
-    let after = 0;
-    for (const dot of local.matchAll(SPACED_DOTS)) after = dot.index + dot[0].length;
-    local = local.slice(after);
-  }
-  const from = m.index - gap - local.length;
-  const labels = domain.split(LABEL_SEPARATOR);
-  const tld = (labels[labels.length - 1] ?? '').toLowerCase();
-  if (labels.length < 2 || !/^[a-z]{2,}$/.test(tld)) return null;
-  if (!/^at/i.test(token)) return { from, to, replacement: '[EMAIL]' };
-  // A bare " at " is English far more often than an address: demand a mail host or a spelled-out dot.
-  if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase())) return null;
-  const spelledDot = / dot /i.test(domain);
-  const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
-  return TLDS.has(tld) && (spelledDot || mailHost) ? { from, to, replacement: '[EMAIL]' } : null;
-}
-
 // ---- URLs --------------------------------------------------------------------------------------
 
 const URL_TAIL = `[^\\s<>"'\\[\\]()]`;
@@ -176,140 +72,6 @@ const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([
 
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
-
-// ---- phones ------------------------------------------------------------------------------------
-
-// "/" joins a German area code to its number ("0171/1234567", "030 / 12345678"); phoneScore decides.
-const PHONE_CANDIDATE_RE = /(?<![\w+./,-])\+?\(?\d[\d ().–/-]*\d\)?/g;
-const PHONE_LABEL_RE = /(?:phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|contact|whatsapp|ph|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
-const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;
-const YEAR = /^(?:19|20)\d\d$/;
-
-// Phone shape: optional country code, optional (area code), then digit groups with one separator style.
-const PHONE_SHAPE = /^(?:\+?\d{1,4}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d{1,15}(?:(?: ?[.-] ?| )\d{1,10}){0,5}$/;
-// A national area code starting with 0, then "/" and the number ("0171/1234567", "0171 / 123 45 67").
-const SLASH_PHONE_SHAPE = /^0\d{1,5} ?\/ ?\d{3,10}(?: \d{1,10}){0,3}$/;
-// The French national format: five pairs, the first starting with 0 ("06 12 34 56 78", "01.42.68.53.00").
-const FRENCH_PHONE_SHAPE = /^0\d(?:([ .-])\d\d)(?:\1\d\d){3}$/;
-
-/** A score for the span as a phone number, or -1 when it is not one (years, dates, amounts, IPs). */
-function phoneScore(span: string, groups: string[], labelled: boolean): number {
-  const digits = groups.join('').length;
-  const plus = span.startsWith('+');
-  const hasCountry = plus || span.startsWith('00');
-  if (digits > 15 || digits < (hasCountry ? 8 : 7)) return -1;
-  // "012345/2020" is a reference and a year, not an area code and a number.
-  if (span.includes('/')) return SLASH_PHONE_SHAPE.test(span) && digits >= 8 && !(groups.length === 2 && YEAR.test(groups[1]!)) ? digits + 3 : -1;
-  if (!PHONE_SHAPE.test(span)) return -1;
-  if (FRENCH_PHONE_SHAPE.test(span)) return digits + 3;
-  const seps = span.replace(/^\+?\d{1,4}(?=[ .-]?\()|\(\d+\)/g, '').split(/\d+/).slice(1, -1).filter((s) => s !== '');
-  const sizes = groups.map((g) => g.length);
-  const years = groups.map((g) => YEAR.test(g));
-  if (years.every(Boolean) || years.some((y, i) => y && years[i + 1])) return -1; // 2015-2019, 2016 2018
-  if (groups.length === 3 && ((years[0] && sizes[1]! <= 2 && sizes[2]! <= 2) || (years[2] && sizes[0]! <= 2 && sizes[1]! <= 2))) return -1;
-  if (!labelled && !hasCountry) {
-    if (groups.length === 1 && digits < 10) return -1;
-    if (!span.includes('(') && sizes[0]! <= 3 && groups.length > 1 && sizes.slice(1).every((n) => n === 3)) return -1; // 1.000.000
-    if (groups.length === 4 && seps.every((s) => s === '.') && sizes.every((n) => n <= 3)) return -1; // IPs
-    if (sizes[sizes.length - 1]! < 3) return -1;
-  }
-  const styles = new Set((hasCountry && !span.includes('(') ? seps.slice(1) : seps).map((s) => s.trim() || ' '));
-  const edgeYear = groups.length > 1 && (years[0] || years[groups.length - 1]);
-  return digits + (styles.size <= 1 ? 3 : 0) - (edgeYear ? 2 : 0);
-}
-
-// Other dashes and dots between digits ("555—123—4567", "+44 20–7946–0958", "03・1234・5678") read as "-" and ".":
-// the phone rules run on a copy with them replaced, one UTF-16 unit for one, and the text keeps its own marks.
-const OTHER_DASH_DOT_HINT = /[\u00B7\u2010-\u2015\u2022\u2027\u2212\u2219\u22C5\u2E3A\u2E3B\u30FB\u30FC]/;
-const OTHER_DASH_RE = /(?<=\d ?)[\u2010-\u2015\u2212\u2E3A\u2E3B\u30FC](?= ?\d)/g;
-const OTHER_DOT_RE = /(?<=\d)[\u00B7\u2022\u2027\u2219\u22C5\u30FB](?=\d)/g;
-
-// A number just before or after a dash: whole, decimal ("3.5") or grouped in thousands ("40 000", "1,200,000").
-const NUMBER = '\\d{1,3}(?:([ ,.])\\d{3})(?:\\1\\d{3})*|\\d+(?:[.,]\\d+)?';
-const NUMBER_BEFORE_DASH = new RegExp(`(?<![\\d.,])(${NUMBER.replaceAll('\\1', '\\2')}) ?$`);
-const NUMBER_AFTER_DASH = new RegExp(`^ ?(${NUMBER.replaceAll('\\1', '\\2')})(?![\\d.,]?\\d)`);
-// What stands before a phone's group but not before the low end of a range: another bare digit group ("+44 20"), a
-// closing bracket ("(555) 123"), a plus, a dash or a dot.
-const PHONE_BEFORE = /(?:(?<![\p{L}\d])\+?\d+ ?|[+)\-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC] ?)$/u;
-const numberValue = (n: string) => (/^\d{1,3}(?:([ ,.])\d{3})(?:\1\d{3})*$/.test(n) ? Number(n.replace(/[ ,.]/g, '')) : Number(n.replace(',', '.')));
-
-/**
- * A typographic dash between two numbers that reads as a range: the low end first ("2019–2021", "1200–1500 ms",
- * "40 000–50 000", "3.5–4"), no leading zero (an area code has one), nothing phone-like around it (a second dash, a
- * bracket, another digit group, a phone label). Such a dash is left as written, so the phone rules see no separator there.
- */
-function isRangeDash(text: string, at: number, length: number): boolean {
-  const before = text.slice(Math.max(0, at - 40), at);
-  const after = text.slice(at + length, at + length + 40);
-  const low = NUMBER_BEFORE_DASH.exec(before);
-  const high = NUMBER_AFTER_DASH.exec(after);
-  if (!low || !high) return false;
-  const lowText = low[1]!;
-  if (/^0\d/.test(lowText)) return false;
-  const rest = after.slice(high[0].length);
-  if (/^ ?[-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC]? ?\d/.test(rest)) return false;
-  const lead = before.slice(0, before.length - low[0].length);
-  if (PHONE_BEFORE.test(lead) || PHONE_LABEL_RE.test(lead.slice(-24))) return false;
-  return numberValue(lowText) < numberValue(high[1]!);
-}
-
-function scrubPhones(text: string, ascii: boolean): string {
-  if (ascii || !OTHER_DASH_DOT_HINT.test(text)) return replaceDecided(text, PHONE_CANDIDATE_RE, decidePhones);
-  const read = text
-    .replace(OTHER_DASH_RE, (dash: string, at: number) => (isRangeDash(text, at, dash.length) ? dash : '-'))
-    .replace(OTHER_DOT_RE, '.');
-  return replaceDecided(read, PHONE_CANDIDATE_RE, (m, t) => decidePhones(m, t, text), text);
-}
-
-/** The candidate span with its phones replaced; source is the text as written when the match ran on a copy. */
-function decidePhones(m: RegExpExecArray, text: string, source = text): string {
-  const raw = m[0];
-  const g: { start: number; end: number }[] = [];
-  for (const d of raw.matchAll(/\d+/g)) g.push({ start: d.index, end: d.index + d[0].length });
-  const before = text.slice(Math.max(0, m.index - 24), m.index);
-  const labelled = PHONE_LABEL_RE.test(before);
-  // A comma continues an amount only when digits follow it ("1,200"); "555-123-4567, or" ends a phone.
-  const money = MONEY_RE.test(before) || /^(?:%|,\d)/.test(text.slice(m.index + raw.length, m.index + raw.length + 2));
-  // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.
-  // A "/" joins too ("05/12/2020", "08/2019"): only SLASH_PHONE_SHAPE accepts a span across one.
-  const tight = (k: number) => k > 0 && k < g.length && /^(?:[.-]| ?\/ ?)$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
-  const spans: { i: number; j: number; start: number; end: number; score: number }[] = [];
-  for (let i = 0; i < g.length; i++) {
-    if (tight(i) || (money && i === 0)) continue;
-    let digits = 0;
-    for (let j = i; j < Math.min(g.length, i + 6); j++) {
-      digits += g[j]!.end - g[j]!.start;
-      if (digits > 15) break;
-      if (digits < 7 || tight(j + 1)) continue;
-      let start = g[i]!.start;
-      while (start > 0 && (raw[start - 1] === '(' || raw[start - 1] === '+')) start--;
-      let end = g[j]!.end;
-      const piece = raw.slice(start, end);
-      if (piece.split('(').length > piece.split(')').length && raw[end] === ')') end++;
-      const groups = g.slice(i, j + 1).map((x) => raw.slice(x.start, x.end));
-      const score = phoneScore(raw.slice(start, end), groups, labelled && i === 0);
-      if (score >= 0) spans.push({ i, j, start, end, score });
-    }
-  }
-  // Best-scoring spans first, longer on ties; then keep those that do not overlap.
-  spans.sort((a, b) => b.score - a.score || b.j - b.i - (a.j - a.i) || a.i - b.i);
-  const kept: typeof spans = [];
-  const used = new Uint8Array(g.length);
-  for (const s of spans) {
-    if (used.subarray(s.i, s.j + 1).some((u) => u === 1)) continue;
-    used.fill(1, s.i, s.j + 1);
-    kept.push(s);
-  }
-  // Built front to back in one pass: re-slicing the whole span once per phone was quadratic in a long run of them.
-  const span = source.slice(m.index, m.index + raw.length);
-  let out = '';
-  let copied = 0;
-  for (const s of kept.sort((a, b) => a.start - b.start)) {
-    out += `${span.slice(copied, s.start)}[PHONE]`;
-    copied = s.end;
-  }
-  return out + span.slice(copied);
-}
 
 // ---- addresses ---------------------------------------------------------------------------------
 
@@ -348,9 +110,6 @@ const US_ZIP_RE = new RegExp(`(?<=\\b(?:${US_STATES.replaceAll(' ', '|')}),?[ \\
 const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|street|residential|permanent|current)[ \t]+)?address[ \t]*[:\-–][ \t]*)(\S[^\n]*)$/gim;
 
 // ---- entry points ------------------------------------------------------------------------------
-
-// Between a known phone's digits: spaces, brackets, slashes, and any dash or dot (ASCII or not).
-const KNOWN_PHONE_SEPARATORS = ' .()/\\-\\u00B7\\u2010-\\u2015\\u2022\\u2027\\u2212\\u2219\\u22C5\\u2E3A\\u2E3B\\u30FB\\u30FC';
 
 /** The candidate's own emails and phones, exactly (emails in any case; phones as their digits, any separators). */
 function scrubKnown(text: string, opts: ScrubOptions): string {
@@ -401,7 +160,7 @@ function normalizeInput(text: string): { text: string; ascii: boolean } {
 export function scrub(text: string, opts: ScrubOptions = {}): string {
   const input = normalizeInput(text);
   let out = input.text;
-  if (EMAIL_HINT.test(out)) out = replaceDecided(out, EMAIL_RE, decideEmail);
+  out = scrubEmails(out);
   out = out.replace(LINK_LABEL_RE, (all, label: string, site: string, value: string) => {
     const profile = /^(?:linkedin|github|gitlab|twitter)$/i.test(site) && HANDLE.test(value);
     if (isSkillForm(value.replace(/[.,;]+$/, ''))) return all;

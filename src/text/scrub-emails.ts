@@ -1,0 +1,85 @@
+// E-mail addresses, written plainly or disguised ("jane . doe @ gmail . com", "jane [at] gmail [dot] com"). Part of
+// the scrubber (scrubber.ts); every pattern is linear, as there.
+import { replaceDecided, type Decision } from './replace-decided.js';
+
+// Latin letters with diacritics too: "müller@beispiel.de" must not leave "mü" behind.
+const LABEL = '[A-Za-z0-9_%+\\-\\u00C0-\\u024F]{1,64}';
+const OPEN = '[\\[({<]';
+const CLOSE = '[\\])}>]';
+const AT = `(?:@|${OPEN}[ \\t]?(?:at|@)[ \\t]?${CLOSE}|at(?= ))`;
+// A dot may be spaced out ("jane . doe @ gmail . com"), bracketed ("[dot]", "(.)") or spelled (" dot ").
+const DOT = `(?:\\.|[ \\t]{1,2}\\.[ \\t]{1,2}|[ \\t]{0,2}${OPEN}[ \\t]?(?:dot|\\.)[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
+// Anchored on the "at" so the engine skips ahead to it; the local part is read back by a lookbehind.
+const EMAIL_RE = new RegExp(
+  `${AT}(?<=(?<![\\w.%+\\-@\\u00C0-\\u024F])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@\\u00C0-\\u024F])`,
+  'gi',
+);
+// Cheap pre-checks: most resumes have no link or address, so the costlier patterns rarely run.
+const EMAIL_HINT = /@|[[({<][ \t]?(?:at|dot)[ \t]?[\])}>]| dot | at [a-z0-9-]{1,30}\./i;
+const TLDS = new Set('com org net edu gov mil int io co ai dev app me info biz us uk in de fr es it nl be ch at se no dk fi pl pt ie ca au nz jp cn sg hk br mx ru za email mail'.split(' '));
+const MAIL_HOSTS = new Set('gmail googlemail yahoo ymail outlook hotmail live msn icloud me mac aol proton protonmail pm gmx yandex zoho mail email fastmail rediffmail qq 163'.split(' '));
+const NOT_LOCAL_PARTS = new Set('worked work works working based located live lives living employed intern interned engineer developer manager analyst lead role job position experience team teams project projects company skilled expert proficient good great best me us him her them it this that is am are was were be been and or but who which student studied graduated degree senior junior'.split(' '));
+
+const LABEL_SEPARATOR = /[ \t]*(?:\.|[[({<][ \t]?(?:dot|\.)[ \t]?[\])}>]| dot )[ \t]*/i;
+const SPACED_DOT = /[ \t]\.[ \t]/;
+
+// A country under a generic second level ("acme . co . uk"): the one label a domain keeps past its first TLD.
+const GENERIC_SECOND_LEVEL = new Set('co com org net ac gov edu'.split(' '));
+const SPACED_DOTS = /[ \t]{1,2}\.[ \t]{1,2}/g;
+
+/** The first `count` labels of a domain as written, with the separators between them. */
+function leadingLabels(domain: string, count: number): string {
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const sep = LABEL_SEPARATOR.exec(domain.slice(at));
+    if (!sep) return domain;
+    if (i === count - 1) return domain.slice(0, at + sep.index);
+    at += sep.index + sep[0].length;
+  }
+  return domain;
+}
+
+function decideEmail(m: RegExpExecArray, text: string): Decision {
+  const [token, matchedLocal = '', domainAsMatched = ''] = m;
+  let gap = 0;
+  while (gap < 2 && (text[m.index - gap - 1] === ' ' || text[m.index - gap - 1] === '\t')) gap++;
+  let domain = domainAsMatched;
+  let to: number | undefined;
+  // A spaced dot also ends a sentence ("jane@x.com . Next", "jane@x.com . In 2019 ..."): past one, the domain ends at
+  // its first known TLD (and a country after a generic one, "acme . co . uk"), or before the spaced dot.
+  if (SPACED_DOT.test(domain)) {
+    const all = domain.split(LABEL_SEPARATOR);
+    let end = all.findIndex((label, i) => i > 0 && TLDS.has(label.toLowerCase()));
+    if (end >= 0) {
+      const next = all[end + 1];
+      if (next !== undefined && GENERIC_SECOND_LEVEL.has(all[end]!.toLowerCase()) && /^[a-z]{2}$/.test(next) && TLDS.has(next)) end++;
+      domain = leadingLabels(domain, end + 1);
+    } else {
+      domain = domain.slice(0, SPACED_DOT.exec(domain)!.index);
+    }
+    if (domain !== domainAsMatched) to = m.index + token.length - domainAsMatched.length + domain.length;
+  }
+  // Likewise before it ("Skills: Go . Kafka . jane@x.com"): an address whose @ and domain are written tight has a
+  // tight local part, so a spaced dot in front of it is punctuation, and what precedes it is no part of the address.
+  let local = matchedLocal;
+  if (gap === 0 && token.startsWith('@') && !SPACED_DOT.test(domain)) {
+    let after = 0;
+    for (const dot of local.matchAll(SPACED_DOTS)) after = dot.index + dot[0].length;
+    local = local.slice(after);
+  }
+  const from = m.index - gap - local.length;
+  const labels = domain.split(LABEL_SEPARATOR);
+  const tld = (labels[labels.length - 1] ?? '').toLowerCase();
+  if (labels.length < 2 || !/^[a-z]{2,}$/.test(tld)) return null;
+  if (!/^at/i.test(token)) return { from, to, replacement: '[EMAIL]' };
+  // A bare " at " is English far more often than an address: demand a mail host or a spelled-out dot.
+  if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase())) return null;
+  const spelledDot = / dot /i.test(domain);
+  const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
+  return TLDS.has(tld) && (spelledDot || mailHost) ? { from, to, replacement: '[EMAIL]' } : null;
+}
+
+/** The text with its e-mail addresses replaced by [EMAIL]. */
+export function scrubEmails(text: string): string {
+  return EMAIL_HINT.test(text) ? replaceDecided(text, EMAIL_RE, decideEmail) : text;
+}

@@ -1,0 +1,138 @@
+// Phone numbers: digit runs are matched broadly and decided in code (a phone, or a year range, a date, an amount?).
+// Part of the scrubber (scrubber.ts); every pattern is linear, as there.
+import { replaceDecided } from './replace-decided.js';
+
+// "/" joins a German area code to its number ("0171/1234567", "030 / 12345678"); phoneScore decides.
+const PHONE_CANDIDATE_RE = /(?<![\w+./,-])\+?\(?\d[\d ().–/-]*\d\)?/g;
+const PHONE_LABEL_RE = /(?:phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|contact|whatsapp|ph|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
+const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;
+const YEAR = /^(?:19|20)\d\d$/;
+
+// Phone shape: optional country code, optional (area code), then digit groups with one separator style.
+const PHONE_SHAPE = /^(?:\+?\d{1,4}[ .-]?)?(?:\(\d{1,5}\)[ .-]?)?\d{1,15}(?:(?: ?[.-] ?| )\d{1,10}){0,5}$/;
+// A national area code starting with 0, then "/" and the number ("0171/1234567", "0171 / 123 45 67").
+const SLASH_PHONE_SHAPE = /^0\d{1,5} ?\/ ?\d{3,10}(?: \d{1,10}){0,3}$/;
+// The French national format: five pairs, the first starting with 0 ("06 12 34 56 78", "01.42.68.53.00").
+const FRENCH_PHONE_SHAPE = /^0\d(?:([ .-])\d\d)(?:\1\d\d){3}$/;
+
+/** A score for the span as a phone number, or -1 when it is not one (years, dates, amounts, IPs). */
+function phoneScore(span: string, groups: string[], labelled: boolean): number {
+  const digits = groups.join('').length;
+  const plus = span.startsWith('+');
+  const hasCountry = plus || span.startsWith('00');
+  if (digits > 15 || digits < (hasCountry ? 8 : 7)) return -1;
+  // "012345/2020" is a reference and a year, not an area code and a number.
+  if (span.includes('/')) return SLASH_PHONE_SHAPE.test(span) && digits >= 8 && !(groups.length === 2 && YEAR.test(groups[1]!)) ? digits + 3 : -1;
+  if (!PHONE_SHAPE.test(span)) return -1;
+  if (FRENCH_PHONE_SHAPE.test(span)) return digits + 3;
+  const seps = span.replace(/^\+?\d{1,4}(?=[ .-]?\()|\(\d+\)/g, '').split(/\d+/).slice(1, -1).filter((s) => s !== '');
+  const sizes = groups.map((g) => g.length);
+  const years = groups.map((g) => YEAR.test(g));
+  if (years.every(Boolean) || years.some((y, i) => y && years[i + 1])) return -1; // 2015-2019, 2016 2018
+  if (groups.length === 3 && ((years[0] && sizes[1]! <= 2 && sizes[2]! <= 2) || (years[2] && sizes[0]! <= 2 && sizes[1]! <= 2))) return -1;
+  if (!labelled && !hasCountry) {
+    if (groups.length === 1 && digits < 10) return -1;
+    if (!span.includes('(') && sizes[0]! <= 3 && groups.length > 1 && sizes.slice(1).every((n) => n === 3)) return -1; // 1.000.000
+    if (groups.length === 4 && seps.every((s) => s === '.') && sizes.every((n) => n <= 3)) return -1; // IPs
+    if (sizes[sizes.length - 1]! < 3) return -1;
+  }
+  const styles = new Set((hasCountry && !span.includes('(') ? seps.slice(1) : seps).map((s) => s.trim() || ' '));
+  const edgeYear = groups.length > 1 && (years[0] || years[groups.length - 1]);
+  return digits + (styles.size <= 1 ? 3 : 0) - (edgeYear ? 2 : 0);
+}
+
+// Other dashes and dots between digits ("555—123—4567", "+44 20–7946–0958", "03・1234・5678") read as "-" and ".":
+// the phone rules run on a copy with them replaced, one UTF-16 unit for one, and the text keeps its own marks.
+const OTHER_DASH_DOT_HINT = /[\u00B7\u2010-\u2015\u2022\u2027\u2212\u2219\u22C5\u2E3A\u2E3B\u30FB\u30FC]/;
+const OTHER_DASH_RE = /(?<=\d ?)[\u2010-\u2015\u2212\u2E3A\u2E3B\u30FC](?= ?\d)/g;
+const OTHER_DOT_RE = /(?<=\d)[\u00B7\u2022\u2027\u2219\u22C5\u30FB](?=\d)/g;
+
+// A number just before or after a dash: whole, decimal ("3.5") or grouped in thousands ("40 000", "1,200,000").
+const NUMBER = '\\d{1,3}(?:([ ,.])\\d{3})(?:\\1\\d{3})*|\\d+(?:[.,]\\d+)?';
+const NUMBER_BEFORE_DASH = new RegExp(`(?<![\\d.,])(${NUMBER.replaceAll('\\1', '\\2')}) ?$`);
+const NUMBER_AFTER_DASH = new RegExp(`^ ?(${NUMBER.replaceAll('\\1', '\\2')})(?![\\d.,]?\\d)`);
+// What stands before a phone's group but not before the low end of a range: another bare digit group ("+44 20"), a
+// closing bracket ("(555) 123"), a plus, a dash or a dot.
+const PHONE_BEFORE = /(?:(?<![\p{L}\d])\+?\d+ ?|[+)\-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC] ?)$/u;
+const numberValue = (n: string) => (/^\d{1,3}(?:([ ,.])\d{3})(?:\1\d{3})*$/.test(n) ? Number(n.replace(/[ ,.]/g, '')) : Number(n.replace(',', '.')));
+
+/**
+ * A typographic dash between two numbers that reads as a range: the low end first ("2019–2021", "1200–1500 ms",
+ * "40 000–50 000", "3.5–4"), no leading zero (an area code has one), nothing phone-like around it (a second dash, a
+ * bracket, another digit group, a phone label). Such a dash is left as written, so the phone rules see no separator there.
+ */
+function isRangeDash(text: string, at: number, length: number): boolean {
+  const before = text.slice(Math.max(0, at - 40), at);
+  const after = text.slice(at + length, at + length + 40);
+  const low = NUMBER_BEFORE_DASH.exec(before);
+  const high = NUMBER_AFTER_DASH.exec(after);
+  if (!low || !high) return false;
+  const lowText = low[1]!;
+  if (/^0\d/.test(lowText)) return false;
+  const rest = after.slice(high[0].length);
+  if (/^ ?[-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC]? ?\d/.test(rest)) return false;
+  const lead = before.slice(0, before.length - low[0].length);
+  if (PHONE_BEFORE.test(lead) || PHONE_LABEL_RE.test(lead.slice(-24))) return false;
+  return numberValue(lowText) < numberValue(high[1]!);
+}
+
+export function scrubPhones(text: string, ascii: boolean): string {
+  if (ascii || !OTHER_DASH_DOT_HINT.test(text)) return replaceDecided(text, PHONE_CANDIDATE_RE, decidePhones);
+  const read = text
+    .replace(OTHER_DASH_RE, (dash: string, at: number) => (isRangeDash(text, at, dash.length) ? dash : '-'))
+    .replace(OTHER_DOT_RE, '.');
+  return replaceDecided(read, PHONE_CANDIDATE_RE, (m, t) => decidePhones(m, t, text), text);
+}
+
+/** The candidate span with its phones replaced; source is the text as written when the match ran on a copy. */
+function decidePhones(m: RegExpExecArray, text: string, source = text): string {
+  const raw = m[0];
+  const g: { start: number; end: number }[] = [];
+  for (const d of raw.matchAll(/\d+/g)) g.push({ start: d.index, end: d.index + d[0].length });
+  const before = text.slice(Math.max(0, m.index - 24), m.index);
+  const labelled = PHONE_LABEL_RE.test(before);
+  // A comma continues an amount only when digits follow it ("1,200"); "555-123-4567, or" ends a phone.
+  const money = MONEY_RE.test(before) || /^(?:%|,\d)/.test(text.slice(m.index + raw.length, m.index + raw.length + 2));
+  // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.
+  // A "/" joins too ("05/12/2020", "08/2019"): only SLASH_PHONE_SHAPE accepts a span across one.
+  const tight = (k: number) => k > 0 && k < g.length && /^(?:[.-]| ?\/ ?)$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
+  const spans: { i: number; j: number; start: number; end: number; score: number }[] = [];
+  for (let i = 0; i < g.length; i++) {
+    if (tight(i) || (money && i === 0)) continue;
+    let digits = 0;
+    for (let j = i; j < Math.min(g.length, i + 6); j++) {
+      digits += g[j]!.end - g[j]!.start;
+      if (digits > 15) break;
+      if (digits < 7 || tight(j + 1)) continue;
+      let start = g[i]!.start;
+      while (start > 0 && (raw[start - 1] === '(' || raw[start - 1] === '+')) start--;
+      let end = g[j]!.end;
+      const piece = raw.slice(start, end);
+      if (piece.split('(').length > piece.split(')').length && raw[end] === ')') end++;
+      const groups = g.slice(i, j + 1).map((x) => raw.slice(x.start, x.end));
+      const score = phoneScore(raw.slice(start, end), groups, labelled && i === 0);
+      if (score >= 0) spans.push({ i, j, start, end, score });
+    }
+  }
+  // Best-scoring spans first, longer on ties; then keep those that do not overlap.
+  spans.sort((a, b) => b.score - a.score || b.j - b.i - (a.j - a.i) || a.i - b.i);
+  const kept: typeof spans = [];
+  const used = new Uint8Array(g.length);
+  for (const s of spans) {
+    if (used.subarray(s.i, s.j + 1).some((u) => u === 1)) continue;
+    used.fill(1, s.i, s.j + 1);
+    kept.push(s);
+  }
+  // Built front to back in one pass: re-slicing the whole span once per phone was quadratic in a long run of them.
+  const span = source.slice(m.index, m.index + raw.length);
+  let out = '';
+  let copied = 0;
+  for (const s of kept.sort((a, b) => a.start - b.start)) {
+    out += `${span.slice(copied, s.start)}[PHONE]`;
+    copied = s.end;
+  }
+  return out + span.slice(copied);
+}
+
+// Between a known phone's digits: spaces, brackets, slashes, and any dash or dot (ASCII or not).
+export const KNOWN_PHONE_SEPARATORS = ' .()/\\-\\u00B7\\u2010-\\u2015\\u2022\\u2027\\u2212\\u2219\\u22C5\\u2E3A\\u2E3B\\u30FB\\u30FC';
