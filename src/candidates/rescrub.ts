@@ -72,7 +72,7 @@ const MAX_RETRIES = 3;
 /**
  * How often a process looks for stale rows again after its start. A process of the previous release that is still
  * running during a rolling upgrade writes rows with its own (older) copies after every new process has started, and
- * such rows match no search filter until they are done. A pass that finds nothing is one indexed scan of the ids.
+ * such rows match no search filter until they are done. A pass that finds nothing is one scan of the candidates.
  */
 export const RESCRUB_INTERVAL_MS = 10 * 60_000;
 
@@ -80,13 +80,13 @@ export const RESCRUB_INTERVAL_MS = 10 * 60_000;
  * The backfill as a process runs it: a pass at once, then one every intervalMs after the previous ended. A pass that
  * fails is logged and the next one carries on. stop() ends the current pass between batches and waits for it.
  */
-export function startRescrubber(db: Database, opts: { logger: Pick<Logger, 'info' | 'warn'>; intervalMs?: number; batch?: number }): { stop(): Promise<void> } {
+export function startRescrubber(db: Database, opts: { logger: Pick<Logger, 'info' | 'warn'>; intervalMs?: number }): { stop(): Promise<void> } {
   const intervalMs = opts.intervalMs ?? RESCRUB_INTERVAL_MS;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const pass = async () => {
     try {
-      const rows = await rescrubCandidates(db, { stopped: () => stopped, ...(opts.batch ? { batch: opts.batch } : {}) });
+      const rows = await rescrubCandidates(db, { stopped: () => stopped });
       if (rows) opts.logger.info({ rows }, 'candidates scrubbed again with the current rules');
     } catch (err) {
       opts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'scrubbing candidates again stopped; the next pass carries on');
