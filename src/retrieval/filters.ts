@@ -15,8 +15,14 @@
 // has caught up: right after an upgrade every row is stale, and a filtered search would otherwise find nobody.
 import { staleSql } from '../candidates/scrub-staleness.js';
 import type { SearchFilters } from '../matching/domain.js';
+import { PII_PLACEHOLDERS } from '../text/pii-placeholders.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { skillKey } from '../text/skills.js';
+
+// The scrubbed location without its placeholders: "[ADDRESS]" stands where a street was, and a filter on "ADDRESS" or
+// "DRESS" would count the candidates whose location held one, a fact the placeholder is there to hide.
+const PLACEHOLDER_PATTERN = `\\s*(${PII_PLACEHOLDERS.map((p) => p.replace(/[[\]]/g, '\\$&')).join('|')})`;
+const SHOWN_LOCATION = `regexp_replace(c.scrubbed_location, '${PLACEHOLDER_PATTERN}', '', 'g')`;
 
 /** Whether the filters read the scrubbed copies (a skill or location filter), and so need them current (rescrub.ts). */
 export function readsScrubbedCopies(filters: SearchFilters): boolean {
@@ -30,7 +36,7 @@ export function filterSql(filters: SearchFilters, values: unknown[]): string {
   // skill_keys are the keys of the scrubbed skills (candidate-service, rescrub).
   if (filters.skillsAll?.length) clauses.push(`c.skill_keys @> ${push(filters.skillsAll.map(skillKey))}::text[]`);
   if (filters.skillsAny?.length) clauses.push(`c.skill_keys && ${push(filters.skillsAny.map(skillKey))}::text[]`);
-  if (filters.location) clauses.push(`c.scrubbed_location ILIKE ${push(`%${filters.location.replace(/[\\%_]/g, '\\$&')}%`)}`);
+  if (filters.location) clauses.push(`${SHOWN_LOCATION} ILIKE ${push(`%${filters.location.replace(/[\\%_]/g, '\\$&')}%`)}`);
   if (readsScrubbedCopies(filters)) clauses.push(`NOT ${staleSql(values.push(SCRUB_RULES_VERSION))}`);
   if (filters.minYears !== undefined) clauses.push(`c.years_experience >= ${push(filters.minYears)}`);
   return clauses.length ? `AND ${clauses.join(' AND ')}` : '';

@@ -56,6 +56,14 @@ test('a location filter matches the scrubbed location: a raw street, postcode or
   assert.equal(await count({ location: 'Berlin', minYears: 5 }), 1);
 });
 
+test('a location filter does not see the placeholders: how many locations held an email or an address is not told', async () => {
+  for (const probe of ['EMAIL', '[EMAIL]', 'address', 'DRESS', '[', ']', 'UK · [', 'NAME', 'URL', 'PHONE']) {
+    assert.equal(await count({ location: probe }), 0, `"${probe}" is only in placeholders`);
+    assert.deepEqual(await found({ location: probe }), [], `a search filtered on "${probe}" finds nobody`);
+  }
+  assert.equal(await count({ location: 'UK ·' }), 1, 'the words around a placeholder still match');
+});
+
 test('a skill filter matches the keys of the scrubbed skills: a skill that was an email counts nobody', async () => {
   assert.equal(await count({ skillsAny: ['pat.doe@example.org'] }), 0);
   assert.equal(await count({ skillsAll: ['Go', 'pat.doe@example.org'] }), 0);
