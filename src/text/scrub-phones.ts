@@ -2,8 +2,9 @@
 // Part of the scrubber (scrubber.ts); every pattern is linear, as there.
 import { replaceDecided } from './replace-decided.js';
 
-// "/" joins a German area code to its number ("0171/1234567", "030 / 12345678"); phoneScore decides.
-const PHONE_CANDIDATE_RE = /(?<![\w+./,-])\+?\(?\d[\d ().–/-]*\d\)?/g;
+// "/" joins a German area code to its number ("0171/1234567", "030 / 12345678") or two phones ("555-123-4567 /
+// 555-987-6543"); decidePhones tells which. A "+" right after a slash starts the second phone ("…4567/+1 555…").
+const PHONE_CANDIDATE_RE = /(?:(?<=\/)\+|(?<![\w+./,-])\+?)\(?\d[\d ().–/-]*\d\)?/g;
 const PHONE_LABEL_RE = /(?:phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|contact|whatsapp|ph|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
 const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;
 const YEAR = /^(?:19|20)\d\d$/;
@@ -76,6 +77,24 @@ function isRangeDash(text: string, at: number, length: number): boolean {
   return numberValue(lowText) < numberValue(high[1]!);
 }
 
+/** The digits of the run of groups next to a slash, up to `enough`: groups joined by anything but another slash. */
+function runDigits(g: { start: number; end: number }[], from: number, step: 1 | -1, sep: (k: number) => string, enough: number): number {
+  let digits = 0;
+  for (let k = from; k >= 0 && k < g.length && digits < enough; k += step) {
+    digits += g[k]!.end - g[k]!.start;
+    const next = step === 1 ? k + 1 : k;
+    if (next <= 0 || next >= g.length || sep(next).includes('/')) break;
+  }
+  return digits;
+}
+
+/** Whether the slash before group k separates two phones rather than joining a date, a code or an area code. */
+function isSlashBreak(separator: string, g: { start: number; end: number }[], k: number, sep: (k: number) => string): boolean {
+  if (!separator.includes('/')) return false;
+  if (separator !== '/') return true;
+  return runDigits(g, k - 1, -1, sep, 7) >= 7 && runDigits(g, k, 1, sep, 7) >= 7;
+}
+
 export function scrubPhones(text: string, ascii: boolean): string {
   if (ascii || !OTHER_DASH_DOT_HINT.test(text)) return replaceDecided(text, PHONE_CANDIDATE_RE, decidePhones);
   const read = text
@@ -94,8 +113,12 @@ function decidePhones(m: RegExpExecArray, text: string, source = text): string {
   // A comma continues an amount only when digits follow it ("1,200"); "555-123-4567, or" ends a phone.
   const money = MONEY_RE.test(before) || /^(?:%|,\d)/.test(text.slice(m.index + raw.length, m.index + raw.length + 2));
   // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.
-  // A "/" joins too ("05/12/2020", "08/2019"): only SLASH_PHONE_SHAPE accepts a span across one.
-  const tight = (k: number) => k > 0 && k < g.length && /^(?:[.-]| ?\/ ?)$/.test(raw.slice(g[k - 1]!.end, g[k]!.start));
+  // A "/" joins too ("05/12/2020", "08/2019"): only SLASH_PHONE_SHAPE accepts a span across one. Unless it is a
+  // break between two phones: spaced ("555-123-4567 / 555-987-6543"; "030 / 12345678" is then an area code and a
+  // number because that span scores higher), or tight between two runs of phone length ("555-123-4567/555-987-6543").
+  const sep = (k: number) => raw.slice(g[k - 1]!.end, g[k]!.start);
+  const slashBreak = (k: number) => k > 0 && k < g.length && isSlashBreak(sep(k), g, k, sep);
+  const tight = (k: number) => k > 0 && k < g.length && /^(?:[.-]| ?\/ ?)$/.test(sep(k)) && !slashBreak(k);
   const spans: { i: number; j: number; start: number; end: number; score: number }[] = [];
   for (let i = 0; i < g.length; i++) {
     if (tight(i) || (money && i === 0)) continue;
@@ -110,7 +133,8 @@ function decidePhones(m: RegExpExecArray, text: string, source = text): string {
       const piece = raw.slice(start, end);
       if (piece.split('(').length > piece.split(')').length && raw[end] === ')') end++;
       const groups = g.slice(i, j + 1).map((x) => raw.slice(x.start, x.end));
-      const score = phoneScore(raw.slice(start, end), groups, labelled && i === 0);
+      // A label names every phone of a list it heads: "Phone: 1234567 / 7654321".
+      const score = phoneScore(raw.slice(start, end), groups, labelled && (i === 0 || slashBreak(i)));
       if (score >= 0) spans.push({ i, j, start, end, score });
     }
   }

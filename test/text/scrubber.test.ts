@@ -240,6 +240,7 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('a . '), `${fill('a . ')}@ b . com`, fill('a [@] b [.] '), fill('1—2‒3 '), fill('5·'), fill('a.io '), fill('ab.cd.io | '),
     `[EMAIL] | ${fill('a.dev.')}`, `[NAME]\n${fill('a.io\n')}`, fill('my site at a.me '),
     `Twitter handle${fill(' ')}x`, `GitHub ID${fill(' ')}x`, fill('GitHub: a1 | '), fill('12 000–'), fill('1200–1500 '),
+    fill('1/+'), fill('5551234/'), fill('555-123-4567 / '), fill('1 / 1 '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
@@ -255,7 +256,7 @@ test('a long run of phones is scrubbed in time linear in its length, not once pe
   // Spaces, dashes and dots join digit groups, so such a run is one phone candidate holding thousands of phones: each
   // replaced by re-slicing the whole run made it quadratic (400 KB took over ten seconds). Linear, it takes well under one.
   const size = 400_000;
-  for (const unit of ['5551234567 ', '555-123-4567 ', '(555) 123-4567 ', '12 000–']) {
+  for (const unit of ['5551234567 ', '555-123-4567 ', '(555) 123-4567 ', '12 000–', '555-123-4567 / ', '5551234567/']) {
     const input = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
     const started = process.cpuUsage();
     const out = scrub(input);
