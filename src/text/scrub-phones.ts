@@ -95,6 +95,39 @@ function isSlashBreak(separator: string, g: { start: number; end: number }[], k:
   return runDigits(g, k - 1, -1, sep, 7) >= 7 && runDigits(g, k, 1, sep, 7) >= 7;
 }
 
+// An ASCII hyphen between two numbers of a phone's length: "120000-150000" (a salary), "0900-1700" (office hours),
+// "1200-1500 ms". 4-4, 5-5 and 3-4 phones exist ("9123-4567", "98765-43210", "555-1234"), so the shape alone says
+// nothing: only a sign of a range counts, and without one the number stays a phone (a leaked phone is worse than an
+// over-scrubbed range). Years ("2015-2019") are told apart in phoneScore.
+const HYPHEN_PAIR = /^(\d+) ?- ?(\d+)$/;
+// A money word a little further back than MONEY_RE reaches, with no sentence or column break after it: "Salary
+// expectation (annual): 123456-145678".
+const RANGE_MONEY_BEFORE = /\b(?:salary|ctc|pay|compensation|stipend|budget|package|revenue)\b[^\n\d.;|!?]{0,32}$/i;
+const RANGE_UNIT_AFTER = /^[ \t]?(?:[$€£¥₹%]|(?:k|usd|eur|gbp|inr|cad|aud|sgd|chf|jpy|lpa|per|p\.?a|annually|yearly|monthly|hrs?|hours|ms|users|customers|employees|people|requests|rps|qps)(?![\p{L}\d]))/iu;
+// Words that announce a phone: after one, nothing reads as a range ("reach me at 1200-1500", "Call 1234-5678 hrs").
+const CONTACT_WORD = /\b(?:call|reach|contact|text|ring|dial|phone|tel|mobile|cell|whatsapp|sms)\b/i;
+const HOURS_BEFORE = /\b(?:hours|hrs|timings?|shifts?|available|availability)\b[^\n\d]{0,16}$/i;
+const isClockTime = (n: string) => n.length === 4 && Number(n.slice(0, 2)) <= 24 && Number(n.slice(2)) < 60;
+// Round numbers ("120000", "0900") end in two zeros; a phone's groups both do one time in ten thousand.
+const isRound = (n: string) => n.length >= 3 && n.endsWith('00');
+
+/** Whether text[from, to), two digit groups joined by an ASCII hyphen, reads as a range rather than a phone. */
+function isHyphenRange(text: string, from: number, to: number): boolean {
+  const pair = HYPHEN_PAIR.exec(text.slice(from, to));
+  if (!pair) return false;
+  const [, low = '', high = ''] = pair;
+  if (Number(low) >= Number(high)) return false;
+  const before = text.slice(Math.max(0, from - 48), from);
+  if (CONTACT_WORD.test(before.slice(-24))) return false;
+  if (RANGE_MONEY_BEFORE.test(before) || RANGE_UNIT_AFTER.test(text.slice(to, to + 12))) return true;
+  const clock = isClockTime(low) && isClockTime(high);
+  if (clock && HOURS_BEFORE.test(before)) return true;
+  // Two round numbers in order and of about one size: "120000-150000", "80000-120000", "0900-1700", "100-1000". A
+  // leading zero is a trunk prefix unless both are clock times.
+  const sized = high.length - low.length <= 1 && Number(high) <= Number(low) * 10;
+  return isRound(low) && isRound(high) && sized && (!low.startsWith('0') || clock);
+}
+
 export function scrubPhones(text: string, ascii: boolean): string {
   if (ascii || !OTHER_DASH_DOT_HINT.test(text)) return replaceDecided(text, PHONE_CANDIDATE_RE, decidePhones);
   const read = text
@@ -133,8 +166,10 @@ function decidePhones(m: RegExpExecArray, text: string, source = text): string {
       const piece = raw.slice(start, end);
       if (piece.split('(').length > piece.split(')').length && raw[end] === ')') end++;
       const groups = g.slice(i, j + 1).map((x) => raw.slice(x.start, x.end));
-      // A label names every phone of a list it heads: "Phone: 1234567 / 7654321".
-      const score = phoneScore(raw.slice(start, end), groups, labelled && (i === 0 || slashBreak(i)));
+      // A label names every phone of a list it heads: "Phone: 1234567 / 7654321". Under a label no range is read.
+      const labelledHere = labelled && (i === 0 || slashBreak(i));
+      if (!labelledHere && j === i + 1 && isHyphenRange(text, m.index + start, m.index + end)) continue;
+      const score = phoneScore(raw.slice(start, end), groups, labelledHere);
       if (score >= 0) spans.push({ i, j, start, end, score });
     }
   }

@@ -21,6 +21,16 @@ const removed: Array<[string, string, string]> = [
   ['a label reaches every phone of its slash-joined list', 'Phone: 1234567 / 7654321', 'Phone: [PHONE] / [PHONE]'],
   ['a year, a slash, then a phone', 'Since 2016 / 555-123-4567', 'Since 2016 / [PHONE]'],
   ['a German area code with a spaced slash stays one phone', 'Tel: 0171 / 123 45 67 or 030 / 1234 5678', 'Tel: [PHONE] or [PHONE]'],
+  // Ranges are read from context or roundness; numbers of a phone's shape without either stay phones.
+  ['4-4, 5-5 and 3-4 phones with no sign of a range', 'Call 9123-4567, 98765-43210, 91234-56789 or 555-1234', 'Call [PHONE], [PHONE], [PHONE] or [PHONE]'],
+  ['a phone with one round group', 'Mobile 9123-4500; 555-1200; 1200-4567', 'Mobile [PHONE]; [PHONE]; [PHONE]'],
+  ['round numbers after a phone label', 'Tel: 1200-1500', 'Tel: [PHONE]'],
+  ['clock-like groups without an hours word', 'Reach me on 0830-1730', 'Reach me on [PHONE]'],
+  ['a round pair inside a longer phone', '+1 100-1000; 555 1200-1500', '[PHONE]; [PHONE]'],
+  ['a phone after an hours word that is no clock time', 'Office hours: 9-5, Phone 9123-4567, available 1234-5678', 'Office hours: 9-5, Phone [PHONE], available [PHONE]'],
+  ['a phone after a salary that ended its sentence', 'Salary: negotiable. 9123-4567', 'Salary: negotiable. [PHONE]'],
+  ['a phone after a money word and a contact word', 'Revenue team lead, reach me at 1234-5678', 'Revenue team lead, reach me at [PHONE]'],
+  ['round numbers after a contact word', 'Call 1200-1500 or text 0900-1700 hrs', 'Call [PHONE] or text [PHONE] hrs'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -32,6 +42,13 @@ for (const [what, input, expected] of removed) {
 const kept: Array<[string, string]> = [
   ['slashed numbers that are no phones', 'ISO 27001 / 27002, Python 3.10 / 3.11, Acme 08/2019 / 12/2021, ticket 012345/2020'],
   ['long amounts joined by a slash', 'Revenue 1234567 / 7654321; 12 345 678 / 98 765 432 users'],
+  // An ASCII hyphen between two numbers of a phone's length: a range when its context or its round numbers say so.
+  ['a salary range of round numbers', 'Expected 120000-150000; budget 80000 - 120000; 12000-15000'],
+  ['a range after a salary word further back', 'Salary expectation (annual): 123456-145678; expected CTC 1234567-1456789'],
+  ['a range before a currency or unit', 'Expected 123456-145678 USD, 123456 - 145678 per annum; p95 1234-1789 ms; 1234-5678 users'],
+  ['office hours', 'office hours 0900-1700; Office hours: 0830-1730; Mon-Fri 0900-1700 hrs; shift 0645-1515'],
+  ['round figures', 'p95 1200-1500 ms; scaled from 1000-5000 users; a range of 100-1000'],
+  ['year ranges with an ASCII hyphen', 'Acme 2015-2019, Beta 1998-2003, Gamma 2019 - 2021'],
 ];
 
 for (const [what, input] of kept) {
