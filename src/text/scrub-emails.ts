@@ -1,26 +1,51 @@
 // E-mail addresses, written plainly or disguised ("jane . doe @ gmail . com", "jane [at] gmail [dot] com"). Part of
 // the scrubber (scrubber.ts); every pattern is linear, as there.
 import { replaceDecided, type Decision } from './replace-decided.js';
+import { isSkillForm } from './skills.js';
 
 // Latin letters with diacritics too: "müller@beispiel.de" must not leave "mü" behind.
 const LABEL = '[A-Za-z0-9_%+\\-\\u00C0-\\u024F]{1,64}';
 const OPEN = '[\\[({<]';
 const CLOSE = '[\\])}>]';
-const AT = `(?:@|${OPEN}[ \\t]?(?:at|@)[ \\t]?${CLOSE}|at(?= ))`;
-// A dot may be spaced out ("jane . doe @ gmail . com"), bracketed ("[dot]", "(.)") or spelled (" dot ").
-const DOT = `(?:\\.|[ \\t]{1,2}\\.[ \\t]{1,2}|[ \\t]{0,2}${OPEN}[ \\t]?(?:dot|\\.)[ \\t]?${CLOSE}[ \\t]{0,2}| dot )`;
+// "at" may also be spelled between dashes or underscores ("jane.doe -at- acme.com", "jane_doe _at_ acme.com").
+const AT = `(?:@|${OPEN}[ \\t]?(?:at|@)[ \\t]?${CLOSE}|at(?= )|[-_]{1,2}at[-_]{1,2}(?= ))`;
+// A dot may be spaced out ("jane . doe @ gmail . com"), bracketed ("[dot]", "(.)") or spelled (" dot ", " -dot- ").
+const DOT = `(?:\\.|[ \\t]{1,2}\\.[ \\t]{1,2}|[ \\t]{0,2}${OPEN}[ \\t]?(?:dot|\\.)[ \\t]?${CLOSE}[ \\t]{0,2}| dot | [-_]{1,2}dot[-_]{1,2} )`;
 // Anchored on the "at" so the engine skips ahead to it; the local part is read back by a lookbehind.
 const EMAIL_RE = new RegExp(
   `${AT}(?<=(?<![\\w.%+\\-@\\u00C0-\\u024F])(${LABEL}(?:${DOT}${LABEL}){0,4})[ \\t]{0,2}${AT})[ \\t]{0,2}(${LABEL}(?:${DOT}${LABEL}){1,5})(?![\\w@\\u00C0-\\u024F])`,
   'gi',
 );
 // Cheap pre-checks: most resumes have no link or address, so the costlier patterns rarely run.
-const EMAIL_HINT = /@|[[({<][ \t]?(?:at|dot)[ \t]?[\])}>]| dot | at [a-z0-9-]{1,30}\./i;
+const EMAIL_HINT = /@|[[({<][ \t]?(?:at|dot)[ \t]?[\])}>]| dot | at [a-z0-9-]{1,30}\.|[-_]at[-_]{1,2} /i;
 const TLDS = new Set('com org net edu gov mil int io co ai dev app me info biz us uk in de fr es it nl be ch at se no dk fi pl pt ie ca au nz jp cn sg hk br mx ru za email mail'.split(' '));
 const MAIL_HOSTS = new Set('gmail googlemail yahoo ymail outlook hotmail live msn icloud me mac aol proton protonmail pm gmx yandex zoho mail email fastmail rediffmail qq 163'.split(' '));
 const NOT_LOCAL_PARTS = new Set('worked work works working based located live lives living employed intern interned engineer developer manager analyst lead role job position experience team teams project projects company skilled expert proficient good great best me us him her them it this that is am are was were be been and or but who which student studied graduated degree senior junior'.split(' '));
 
-const LABEL_SEPARATOR = /[ \t]*(?:\.|[[({<][ \t]?(?:dot|\.)[ \t]?[\])}>]| dot )[ \t]*/i;
+// Before a bare " at ", an identifier rather than a word of prose: "jane.doe", "j_smith", "jdoe85". A dotted one is
+// lower case ("Node.js", "B.Tech" and "ASP.NET" are not), has three letters and a label of two ("a.m", "i.e" are
+// abbreviations) and does not end like a file or a domain ("config.yaml", "app.py"); a known skill form is none.
+const DOTTED_LOCAL = /^[a-z][a-z0-9]*(?:\.[a-z0-9]+){1,4}$/;
+const UNDERSCORED_LOCAL = /^[a-z0-9][\w.]*_[\w.]*[a-z0-9]$/i;
+const NUMBERED_LOCAL = /^[a-z]{2,}[a-z.]*\d{2,}$/;
+const FILE_OR_DOMAIN_END = new Set('js ts jsx tsx py rb go rs java kt cs cpp php sh sql json yaml yml xml html css md txt csv pdf exe net'.split(' '));
+// An e-mail label, after which a bare " at " is an address whatever stands before it ("Email: janedoe at acme.com").
+const EMAIL_LABEL_BEFORE = /\be-?mail(?:[ \t]+(?:id|address))?[ \t]*[:\-–—]?[ \t]*$/i;
+
+function isLocalPart(local: string): boolean {
+  if (UNDERSCORED_LOCAL.test(local) || NUMBERED_LOCAL.test(local)) return true;
+  if (!DOTTED_LOCAL.test(local) || isSkillForm(local)) return false;
+  const labels = local.split('.');
+  const last = labels[labels.length - 1]!;
+  return (
+    local.replace(/[^a-z]/g, '').length >= 3 &&
+    labels.some((l) => l.length >= 2) &&
+    !FILE_OR_DOMAIN_END.has(last) &&
+    !TLDS.has(last)
+  );
+}
+
+const LABEL_SEPARATOR = /[ \t]*(?:\.|[[({<][ \t]?(?:dot|\.)[ \t]?[\])}>]| dot | [-_]{1,2}dot[-_]{1,2} )[ \t]*/i;
 const SPACED_DOT = /[ \t]\.[ \t]/;
 
 // A country under a generic second level ("acme . co . uk"): the one label a domain keeps past its first TLD.
@@ -72,11 +97,13 @@ function decideEmail(m: RegExpExecArray, text: string): Decision {
   const tld = (labels[labels.length - 1] ?? '').toLowerCase();
   if (labels.length < 2 || !/^[a-z]{2,}$/.test(tld)) return null;
   if (!/^at/i.test(token)) return { from, to, replacement: '[EMAIL]' };
-  // A bare " at " is English far more often than an address: demand a mail host or a spelled-out dot.
-  if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase())) return null;
+  // A bare " at " is English far more often than an address ("worked at Acme.com", "Node.js at Booking.com"): demand a
+  // known TLD, and a mail host, a spelled-out dot, an identifier before the "at" or an e-mail label before that.
+  if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase()) || !TLDS.has(tld)) return null;
   const spelledDot = / dot /i.test(domain);
   const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
-  return TLDS.has(tld) && (spelledDot || mailHost) ? { from, to, replacement: '[EMAIL]' } : null;
+  const labelled = EMAIL_LABEL_BEFORE.test(text.slice(Math.max(0, from - 24), from));
+  return spelledDot || mailHost || labelled || isLocalPart(local) ? { from, to, replacement: '[EMAIL]' } : null;
 }
 
 /** The text with its e-mail addresses replaced by [EMAIL]. */

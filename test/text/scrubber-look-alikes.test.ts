@@ -6,6 +6,17 @@ import { scrub } from '../../src/text/scrubber.js';
 
 const removed: Array<[string, string, string]> = [
   // [what, input, expected]
+  // A spelled-out "at" is an address when what stands before it is an identifier, not a word of prose.
+  ['a dotted local part before a bare at', 'jane.doe at acme.com', '[EMAIL]'],
+  ['dashed at', 'jane.doe -at- acme.com', '[EMAIL]'],
+  ['underscored at', 'jane_doe _at_ acme.com', '[EMAIL]'],
+  ['parenthesised at and dot, no mail host', 'jane.doe (at) acme (dot) com', '[EMAIL]'],
+  ['bracketed at and dot, no mail host', 'jane.doe [at] acme [dot] com', '[EMAIL]'],
+  ['spelled dots and at, no mail host', 'jane dot doe at acme dot com', '[EMAIL]'],
+  ['dashed and underscored dots', 'jane.doe -at- acme -dot- com; jane_doe _at_ acme _dot_ co _dot_ uk', '[EMAIL]; [EMAIL]'],
+  ['an underscore, a capital or digits in the local part', 'Write to j_smith at mail.acme.com, Jane_Doe at Acme.io or jdoe85 at acme.org.', 'Write to [EMAIL], [EMAIL] or [EMAIL].'],
+  ['a bare at after "reach me at", with a country domain', 'Reach me at jane.doe at acme.co.uk.', 'Reach me at [EMAIL].'],
+  ['a plain word before a bare at, after an email label', 'Email: janedoe at acme.com | E-mail address - jdoe at acme.io', 'Email: [EMAIL] | E-mail address - [EMAIL]'],
   // Two phones joined by a slash were one run of digits too long for a phone, so neither was replaced.
   ['two dashed phones joined by a spaced slash', 'Phone: 555-123-4567 / 555-987-6543', 'Phone: [PHONE] / [PHONE]'],
   ['two dotted phones joined by a spaced slash', '555.123.4567 / 555.987.6543', '[PHONE] / [PHONE]'],
@@ -40,6 +51,12 @@ for (const [what, input, expected] of removed) {
 }
 
 const kept: Array<[string, string]> = [
+  // "at" in prose before an employer's or a product's domain.
+  ['employers after a bare at', 'worked at Acme.com for 3 years; at google.com we built; Engineer at Hotels.com'],
+  ['skills, degrees and versions before a bare at', 'Used Node.js at Booking.com, node.js at shop.io and ASP.NET at hotels.com; B.Tech at iit.ac.in; v2.0 at acme.com'],
+  ['abbreviations and hyphenated words before a bare at', 'met 9 a.m at acme.com, i.e at acme.com; full-stack at acme.io, co-founder at startup.io'],
+  ['file names before a bare at', 'shipped config.yaml at acme.com and app.py at shop.io'],
+  ['a domain with no known top level', 'jane.doe at acme.internal, jane.doe at acme'],
   ['slashed numbers that are no phones', 'ISO 27001 / 27002, Python 3.10 / 3.11, Acme 08/2019 / 12/2021, ticket 012345/2020'],
   ['long amounts joined by a slash', 'Revenue 1234567 / 7654321; 12 345 678 / 98 765 432 users'],
   // An ASCII hyphen between two numbers of a phone's length: a range when its context or its round numbers say so.
