@@ -29,8 +29,23 @@ const DOTTED_LOCAL = /^[a-z][a-z0-9]*(?:\.[a-z0-9]+){1,4}$/;
 const UNDERSCORED_LOCAL = /^[a-z0-9][\w.]*_[\w.]*[a-z0-9]$/i;
 const NUMBERED_LOCAL = /^[a-z]{2,}[a-z.]*\d{2,}$/;
 const FILE_OR_DOMAIN_END = new Set('js ts jsx tsx py rb go rs java kt cs cpp php sh sql json yaml yml xml html css md txt csv pdf exe net'.split(' '));
-// An e-mail label, after which a bare " at " is an address whatever stands before it ("Email: janedoe at acme.com").
+// An e-mail label, after which a bare " at " is an address whatever stands before it ("Email: janedoe at acme.com"),
+// or a contact label, after which it is one if what stands before it is in lower case ("Contact: Jane at Acme" is not).
 const EMAIL_LABEL_BEFORE = /\be-?mail(?:[ \t]+(?:id|address))?[ \t]*[:\-–—]?[ \t]*$/i;
+const CONTACT_LABEL_BEFORE = /\bcontact(?:[ \t]+(?:info|information|details))?[ \t]*[:\-–—][ \t]*$/i;
+// A column of a contact line ("Providence, RI | (123) 456-7890 | johndoe at acme.com"): the address is all of it.
+const COLUMN_BEFORE = /(?:^|[\n|•·●▪])[ \t]*$/;
+const COLUMN_AFTER = /^[ \t]*(?:[\n|•·●▪]|$)/;
+
+/** Whether text[from, to) is a whole column of its line, read from a few characters either side. */
+function isWholeColumn(text: string, from: number, to: number): boolean {
+  const lead = text.slice(Math.max(0, from - 8), from);
+  const tail = text.slice(to, to + 8);
+  // "^" and "$" stand for the text's own ends only: a window cut short inside a line says nothing.
+  const leadOk = from <= 8 ? COLUMN_BEFORE.test(lead) : /[\n|•·●▪][ \t]*$/.test(lead);
+  const tailOk = to + 8 >= text.length ? COLUMN_AFTER.test(tail) : /^[ \t]*[\n|•·●▪]/.test(tail);
+  return leadOk && tailOk;
+}
 
 function isLocalPart(local: string): boolean {
   if (UNDERSCORED_LOCAL.test(local) || NUMBERED_LOCAL.test(local)) return true;
@@ -102,7 +117,9 @@ function decideEmail(m: RegExpExecArray, text: string): Decision {
   if (gap === 0 || NOT_LOCAL_PARTS.has(local.toLowerCase()) || !TLDS.has(tld)) return null;
   const spelledDot = / dot /i.test(domain);
   const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
-  const labelled = EMAIL_LABEL_BEFORE.test(text.slice(Math.max(0, from - 24), from));
+  const before = text.slice(Math.max(0, from - 32), from);
+  const lower = /^[a-z0-9._-]+$/.test(local);
+  const labelled = EMAIL_LABEL_BEFORE.test(before) || (lower && (CONTACT_LABEL_BEFORE.test(before) || isWholeColumn(text, from, to ?? m.index + token.length)));
   return spelledDot || mailHost || labelled || isLocalPart(local) ? { from, to, replacement: '[EMAIL]' } : null;
 }
 

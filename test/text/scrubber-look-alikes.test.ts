@@ -17,6 +17,8 @@ const removed: Array<[string, string, string]> = [
   ['an underscore, a capital or digits in the local part', 'Write to j_smith at mail.acme.com, Jane_Doe at Acme.io or jdoe85 at acme.org.', 'Write to [EMAIL], [EMAIL] or [EMAIL].'],
   ['a bare at after "reach me at", with a country domain', 'Reach me at jane.doe at acme.co.uk.', 'Reach me at [EMAIL].'],
   ['a plain word before a bare at, after an email label', 'Email: janedoe at acme.com | E-mail address - jdoe at acme.io', 'Email: [EMAIL] | E-mail address - [EMAIL]'],
+  ['a lower-case word before a bare at, a column of a contact line', 'Providence, RI | [PHONE] | johndoe at acme.com\njdoe at acme.io • Berlin', 'Providence, RI | [PHONE] | [EMAIL]\n[EMAIL] • Berlin'],
+  ['a lower-case word before a bare at, after a contact label', 'Contact: janedoe at acme.com | Contact Information: jdoe at acme.io', 'Contact: [EMAIL] | Contact Information: [EMAIL]'],
   // Two phones joined by a slash were one run of digits too long for a phone, so neither was replaced.
   ['two dashed phones joined by a spaced slash', 'Phone: 555-123-4567 / 555-987-6543', 'Phone: [PHONE] / [PHONE]'],
   ['two dotted phones joined by a spaced slash', '555.123.4567 / 555.987.6543', '[PHONE] / [PHONE]'],
@@ -55,6 +57,8 @@ const kept: Array<[string, string]> = [
   ['employers after a bare at', 'worked at Acme.com for 3 years; at google.com we built; Engineer at Hotels.com'],
   ['skills, degrees and versions before a bare at', 'Used Node.js at Booking.com, node.js at shop.io and ASP.NET at hotels.com; B.Tech at iit.ac.in; v2.0 at acme.com'],
   ['abbreviations and hyphenated words before a bare at', 'met 9 a.m at acme.com, i.e at acme.com; full-stack at acme.io, co-founder at startup.io'],
+  ['a capitalised title or a sentence before a bare at, in a column', 'Jane | Consultant at Acme.com | 2019\nBerlin | freelance work at acme.io, 2019 | Go'],
+  ['a capitalised name before a bare at, after a contact label', 'Contact: Jane at Acme.com; Contact Information: Recruiting at Hotels.com'],
   ['file names before a bare at', 'shipped config.yaml at acme.com and app.py at shop.io'],
   ['a domain with no known top level', 'jane.doe at acme.internal, jane.doe at acme'],
   ['slashed numbers that are no phones', 'ISO 27001 / 27002, Python 3.10 / 3.11, Acme 08/2019 / 12/2021, ticket 012345/2020'],
