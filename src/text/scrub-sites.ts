@@ -52,6 +52,11 @@ const ALONE_AFTER = /^[.;,]?[ \t]*$/;
 // its colon is a labelled site, found before this.)
 const CUE_RE =
   /(?:\b(?:my|personal|own)[ \t]+(?:web[ \t]?)?(?:site|website|blog|portfolio|homepage|home[ \t]page|page)|\b(?:find|visit|reach|follow)[ \t]+me)(?:[ \t]+(?:is|at|on|here))?[ \t]*[:\-–—]?[ \t]*$|(?:^|[|•·●▪,;\t]|[ \t]{2})[ \t]*(?:[-*•●▪][ \t]+)?(?:blog|portfolio|homepage|home[ \t]page|website|web[ \t]site)[ \t]*[:\-–—]?[ \t]*$/i;
+// Weaker cues, which prose also puts before an employer or a product ("see Booking.com", "visit Fly.io"): "see",
+// "visit", "check out", "portfolio (at)", "blog", "site", "website", "homepage". They count only before a domain written
+// in lower case, as people write their own, and with no skill in it ("see socket.io", "see docs.python.org").
+const PROSE_CUE_RE =
+  /(?:(?<![\w-])(?:see|visit|check[ \t]+out)(?:[ \t]+(?:more|demos?|examples|projects|work))?(?:[ \t]+(?:at|on))?|(?<![\w-])(?:portfolio(?:[ \t]+(?:at|on))?|blog|site|website|web[ \t]site|homepage|home[ \t]page))[ \t]*[:\-–—]?[ \t]*$/i;
 // A resume's head: its first lines with any text, up to the first section, and only if it holds contact details (a
 // lone "Fly.io" under "Skills" is no site).
 const HEAD_LINES = 5;
@@ -84,6 +89,7 @@ function isPersonalSite(text: string, start: number, domain: string, forms: Set<
   const rest = text.slice(start + domain.length, start + domain.length + WINDOW);
   const post = rest.indexOf('\n') === -1 ? rest : rest.slice(0, rest.indexOf('\n'));
   if (CUE_RE.test(pre)) return true;
+  if (domain === domain.toLowerCase() && PROSE_CUE_RE.test(pre) && !labels.some(isSkillForm)) return true;
   if (!CELL_BEFORE.test(pre) || !CELL_AFTER.test(post)) return false;
   if (onContactLine(pre, post)) return true;
   return start < head && ALONE_BEFORE.test(pre) && ALONE_AFTER.test(post);

@@ -44,6 +44,11 @@ const removed: Array<[string, string, string]> = [
   ['a phone after a salary that ended its sentence', 'Salary: negotiable. 9123-4567', 'Salary: negotiable. [PHONE]'],
   ['a phone after a money word and a contact word', 'Revenue team lead, reach me at 1234-5678', 'Revenue team lead, reach me at [PHONE]'],
   ['round numbers after a contact word', 'Call 1200-1500 or text 0900-1700 hrs', 'Call [PHONE] or text [PHONE] hrs'],
+  // A bare domain after a word that points at a site, written in lower case as people write their own.
+  ['a personal site after "see"', 'see jane.io', 'see [URL]'],
+  ['a personal site after "my site:"', 'my site: janesmith.dev', 'my site: [URL]'],
+  ['personal sites after "visit", "see more at", "check out", in brackets', 'Demos: visit janesmith.dev or see more at jane.io (see jd.me; check out janedoe.dev).', 'Demos: visit [URL] or see more at [URL] (see [URL]; check out [URL]).'],
+  ['personal sites after a site word', 'Portfolio at janedoe.dev, blog jane.io, website janesmith.dev, homepage: jsmith.me', 'Portfolio at [URL], blog [URL], website [URL], homepage: [URL]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -61,6 +66,10 @@ const kept: Array<[string, string]> = [
   ['a capitalised name before a bare at, after a contact label', 'Contact: Jane at Acme.com; Contact Information: Recruiting at Hotels.com'],
   ['file names before a bare at', 'shipped config.yaml at acme.com and app.py at shop.io'],
   ['a domain with no known top level', 'jane.doe at acme.internal, jane.doe at acme'],
+  // Employers', products' and skills' domains in prose, even after a cue word.
+  ['an employer in a sentence', 'built checkout for Booking.com; see Booking.com and visit Fly.io for details'],
+  ['skills and their sites after a cue word', 'see socket.io, visit node.js docs, see docs.python.org, blog about react.dev'],
+  ['cue words inside other words', 'on-site acme.io, oversee acme.io, a blog post on acme.io'],
   ['slashed numbers that are no phones', 'ISO 27001 / 27002, Python 3.10 / 3.11, Acme 08/2019 / 12/2021, ticket 012345/2020'],
   ['long amounts joined by a slash', 'Revenue 1234567 / 7654321; 12 345 678 / 98 765 432 users'],
   // An ASCII hyphen between two numbers of a phone's length: a range when its context or its round numbers say so.

@@ -242,7 +242,7 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     `Twitter handle${fill(' ')}x`, `GitHub ID${fill(' ')}x`, fill('GitHub: a1 | '), fill('12 000–'), fill('1200–1500 '),
     fill('1/+'), fill('5551234/'), fill('555-123-4567 / '), fill('1 / 1 '), fill('salary 1200-1500 '), fill('hours 0900-1700 '),
     fill('1000-2000 ms '), fill('a -at- '), fill('a _dot_ '), fill('a.b at c.com '), fill('Email: a at b.com '), `${fill('a -dot- ')}-at- b.com`,
-    fill('| a at b.com '), fill('Contact: a at b.com | '),
+    fill('| a at b.com '), fill('Contact: a at b.com | '), fill('see a.io '), fill('visit a.b.io, '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
