@@ -24,8 +24,13 @@ import { isSkillForm } from './skills.js';
  *    after an address ends it at its first TLD ("jane . doe @ gmail . com . Thanks" was left whole) and one before a
  *    tight address is punctuation ("Go . Kafka . jane@x.com"); a GitHub, GitLab, Bitbucket or LinkedIn handle inside a
  *    line ("GitHub ID: janesmith456 | Email: ...").
+ * 5: e-mails with a bare "at" off a mail host after an identifier, an e-mail or contact label or as a whole column
+ *    ("jane.doe at acme.com", "Contact: janedoe at acme.com"), and with "-at-", "_at_", "-dot-", "_dot_"; two phones
+ *    joined by a slash ("555-123-4567 / 555-987-6543" leaked whole); an ASCII-hyphen range with a money, unit or hours
+ *    word or of round numbers is no phone ("Expected 120000-150000", "office hours 0900-1700"); a lower-case bare
+ *    domain after "see", "visit", "check out" or a site word is a personal site ("see jane.io").
  */
-export const SCRUB_RULES_VERSION = 4;
+export const SCRUB_RULES_VERSION = 5;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
