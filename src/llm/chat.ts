@@ -143,6 +143,25 @@ export function failedAttemptCharge(model: ModelSpec, promptText: string): CallU
   return { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model, { promptTokens, completionTokens: 0 }) };
 }
 
+/** A choice with a message object: the least a judge may read without guarding every property. */
+function isChoice(value: unknown): value is ChatCompletion.Choice {
+  const message = (value as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'object' && message !== null;
+}
+
+/**
+ * A judge that throws on an answer it cannot read (content that is not a string, say) rejects that answer: the
+ * attempt keeps its usage in the ledger and the caller re-asks within its bound, rather than the answer's cost
+ * being lost and the run failing on it.
+ */
+function judgeSafely(judge: (choice: ChatCompletion.Choice) => Judgement, choice: ChatCompletion.Choice): Judgement {
+  try {
+    return judge(choice);
+  } catch (err) {
+    return { outcome: 'invalid_output', issues: [`the answer could not be read (${err instanceof Error ? err.name : 'error'})`] };
+  }
+}
+
 /** Marks an error this module already wrote a ledger row for. */
 class RecordedFailure extends Error {}
 
@@ -228,8 +247,11 @@ export function createChatCaller(deps: ChatCallerDeps) {
                 .withResponse();
               requestId = request_id;
               const latencyMs = now() - started;
-              const choice = data.choices[0];
-              const { usage, estimated } = answerUsage(data.usage, promptText, choice?.message);
+              // The body is the provider's and untrusted: a missing choices list or a message that is no object must
+              // not throw here, before the row below, or a paid answer would be recorded as a free failure.
+              const first: unknown = Array.isArray(data?.choices) ? data.choices[0] : undefined;
+              const choice = isChoice(first) ? first : undefined;
+              const { usage, estimated } = answerUsage(data?.usage, promptText, choice?.message);
               const cost = costUsd(model, usage);
               spent.tokens += usage.promptTokens + usage.completionTokens;
               spent.costUsd += cost;
@@ -240,7 +262,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
                 await report(req, { ...exchange, error: { status: 200, message: 'answer had no choices' }, outcome: 'error' });
                 throw new RecordedFailure('answer had no choices');
               }
-              const judgement = (req.judge ?? defaultJudge)(choice);
+              const judgement = judgeSafely(req.judge ?? defaultJudge, choice);
               await record({ ...row, outcome: judgement.outcome, ...(judgement.outcome === 'ok' ? {} : { error: judgement.issues.join('; ').slice(0, 1000) }) }, log);
               await report(req, { ...exchange, error: null, outcome: judgement.outcome });
               return { choice, judgement, usage: { ...usage, costUsd: cost }, requestId };

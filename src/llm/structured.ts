@@ -86,6 +86,10 @@ export function interpretAnswer<S extends z.ZodType>(schema: S, choice: ChatComp
   const { message } = choice;
   // The refusal's words stay in raw (the ledger, the error); the re-ask does not quote model-written text as news.
   if (message.refusal) return { ok: false, outcome: 'refused', raw: message.refusal, issues: ['you refused to answer'] };
+  // A non-conforming server may send content parts (an array) or an object: not text we can read as the answer.
+  if (message.content !== null && message.content !== undefined && typeof message.content !== 'string') {
+    return { ok: false, outcome: 'invalid_output', raw: null, issues: ['the answer was not a plain text JSON object'] };
+  }
   const raw = message.content ?? '';
   if (choice.finish_reason === 'length') {
     return { ok: false, outcome: 'truncated', raw, issues: ['the answer was cut off at the token limit; answer more briefly'] };

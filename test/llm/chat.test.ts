@@ -281,3 +281,20 @@ test('a connection refused costs nothing: the request never reached a provider',
   assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens, e.costUsd, e.tokensEstimated ?? false]), [['error', 0, 0, false]]);
   assert.equal(budget.snapshot().spent.tokens, 0);
 });
+
+test('an answer in a shape the judge cannot read (no choices list, a message that is no object) keeps its reported usage', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const usage = { prompt_tokens: 1_000, completion_tokens: 500, total_tokens: 1_500 };
+  const bodies = [
+    { id: 'x', object: 'chat.completion', created: 0, model: 'fake-chat', choices: 'none', usage },
+    { id: 'x', object: 'chat.completion', created: 0, model: 'fake-chat', choices: [{ index: 0, finish_reason: 'stop', message: null }], usage },
+  ];
+  for (const body of bodies) h.server.script({ type: 'raw', status: 200, body: JSON.stringify(body) });
+  const budget = createBudget({ maxTokens: 100_000 });
+  for (const _ of bodies) {
+    await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, budget }), ModelCallError);
+  }
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens, e.completionTokens]), [['error', 1_000, 500], ['error', 1_000, 500]]);
+  assert.equal(budget.snapshot().spent.tokens, 3_000);
+});

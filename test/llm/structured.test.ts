@@ -199,3 +199,21 @@ test('promptHash is stable, and changes with the template or the schema', () => 
   assert.notEqual(promptHash('Score the candidate!', Expansion), a);
   assert.notEqual(promptHash('Score the candidate.', Expansion.extend({ note: z.string() })), a);
 });
+
+test('an answer whose content is not text (content parts, as some servers send) is re-asked and recorded with its usage', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const body = JSON.stringify({
+    id: 'x', object: 'chat.completion', created: 0, model: 'fake-chat',
+    choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: [{ type: 'text', text: JSON.stringify(good) }] } }],
+    usage: { prompt_tokens: 1_000, completion_tokens: 500, total_tokens: 1_500 },
+  });
+  h.server.script({ type: 'raw', status: 200, body }, fakeReply.json(good, { promptTokens: 10, completionTokens: 1 }));
+  const budget = createBudget({ maxTokens: 100_000 });
+  const res = await expand(h, { budget });
+  assert.deepEqual(res.value, good);
+  assert.equal(res.attempts, 2, 're-asked within the bound, not a crash of the run');
+  const [first] = h.ledger.entries();
+  assert.deepEqual([first!.outcome, first!.promptTokens, first!.completionTokens], ['invalid_output', 1_000, 500], 'the paid answer keeps its tokens');
+  assert.equal(budget.snapshot().spent.tokens, 1_511);
+});
