@@ -80,17 +80,27 @@ function callParts(call: ChatCompletionMessageToolCall): { id: string; type: unk
 /**
  * A tool call as it goes back in the transcript: in the wire shape the provider accepts, whatever shape the model
  * sent, so the error result that answers it can be delivered (a malformed call must not make the next turn a 400).
+ * Its name and arguments are model-written text the next turn reads, so they are neutralised like a re-ask's echo;
+ * the handler has already run on the arguments as sent.
  */
 function wireToolCall(call: ChatCompletionMessageToolCall): ChatCompletionMessageToolCall {
   const { id, type, name, args } = callParts(call);
-  if (type === 'custom' && name !== null) return call;
-  if (type === 'function' && name !== null && typeof args === 'string') return call;
+  if (type === 'custom' && name !== null) {
+    const input = (call as { custom?: { input?: unknown } }).custom?.input;
+    return { id, type: 'custom', custom: { name: neutraliseFenceTags(name), input: neutraliseFenceTags(typeof input === 'string' ? input : '') } };
+  }
   const text = typeof args === 'string' ? args : args === undefined || args === null ? '' : (JSON.stringify(args) ?? '');
-  return { id, type: 'function', function: { name: name ?? '', arguments: text } };
+  return { id, type: 'function', function: { name: neutraliseFenceTags(name ?? ''), arguments: neutraliseFenceTags(text) } };
 }
 
+/**
+ * The model's turn as it goes back on the next request. A model is untrusted (a role can talk it into writing a
+ * fence tag or a chat-template token): its text returns neutralised, as ask()'s re-ask echo does, so it cannot
+ * close a fence or open a turn on a server whose template reads such tokens.
+ */
 function assistantParam(m: ChatCompletionMessage): ChatCompletionAssistantMessageParam {
-  return { role: 'assistant', content: m.content ?? null, ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls.map(wireToolCall) } : {}) };
+  const content = typeof m.content === 'string' ? neutraliseFenceTags(m.content) : null;
+  return { role: 'assistant', content, ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls.map(wireToolCall) } : {}) };
 }
 
 /**
