@@ -15,6 +15,7 @@ import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry, type ModelSpec } from './model-registry.js';
 import { classifyFailure, mayBeBilled, withRetry, type FailureClass } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
+import { addUsage } from './structured.js';
 
 export type ResponseFormat = NonNullable<ChatCompletionCreateParamsNonStreaming['response_format']>;
 export type LlmLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -75,6 +76,10 @@ export interface ChatResult {
   message: ChatCompletionMessage;
   finishReason: ChatCompletion.Choice['finish_reason'];
   judgement: Judgement;
+  /**
+   * Every attempt of the call, as the ledger records them: the answer's usage plus what earlier attempts that may be
+   * billed (timeouts, 504s, connections lost after sending) were charged. Caps over several calls add this up.
+   */
   usage: CallUsage;
   model: string;
   requestId: string | null;
@@ -231,6 +236,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
 
     let attempts = 0;
     const spent = { tokens: 0, costUsd: 0 };
+    // What the call's failed attempts were charged; the answer's own usage is added to it when it returns.
+    let failedCharges: CallUsage = zero;
     try {
       const answer = await withRetry(
         async (attempt) => {
@@ -278,6 +285,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
               if (charged) {
                 spent.tokens += charged.promptTokens;
                 spent.costUsd += charged.costUsd;
+                failedCharges = addUsage(failedCharges, charged);
               }
               const usage = charged ? { ...charged, tokensEstimated: true } : zero;
               await record({ ...base, ...usage, latencyMs, outcome: failureOutcome(failure), requestId: errorRequestId, attempt, error: message }, log);
@@ -314,7 +322,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
         message: answer.choice.message,
         finishReason: answer.choice.finish_reason,
         judgement: answer.judgement,
-        usage: answer.usage,
+        usage: addUsage(failedCharges, answer.usage),
         model: model.id,
         requestId: answer.requestId,
         attempts,

@@ -26,7 +26,7 @@ export interface RunToolsOptions<T> {
   messages: ChatCompletionMessageParam[];
   /** Model turns, re-asks included. */
   maxIterations: number;
-  /** Cumulative prompt + completion tokens over all turns. */
+  /** Cumulative prompt + completion tokens over all turns, retried attempts included (as the ledger records them). */
   maxTokens: number;
   /** Completion allowance of one turn. */
   maxTokensPerTurn: number;
@@ -198,6 +198,7 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
     const tools = registry.toolDefinitions();
     const responseFormat = opts.finalSchema ? responseFormatFor(opts.finalSchema, schemaName, caller.modelFor(agent)) : undefined;
     // Checked before the turn is sent, against its worst case, so the cap holds rather than being noticed afterwards.
+    // The worst case is one attempt; a turn's retries the provider may bill are counted once the turn returns.
     const worst = estimateTokens(JSON.stringify({ messages: transcript, tools, response_format: responseFormat })) + opts.maxTokensPerTurn;
     if (tokensUsed + worst > opts.maxTokens) throw new ToolLoopError({ agent, limit: 'tokens', cap: opts.maxTokens, used: tokensUsed });
 

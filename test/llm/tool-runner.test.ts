@@ -326,6 +326,26 @@ test('the cumulative token cap stops the loop before a turn that could cross it'
   assert.ok(err.used <= cap, 'no overshoot: the cap was checked before sending');
 });
 
+test('the token cap counts every attempt of a turn: retried attempts the provider may bill are not free', async (t) => {
+  const h = await setupLlm({ settings: { maxRetries: 1 } });
+  t.after(h.close);
+  const weather = weatherTool({ maxAttempts: 100 });
+  // Every turn's first attempt gets a 504 (the gateway gave up; the provider may still bill it), the retry answers.
+  h.server.setHandler((req) =>
+    req.seq % 2 === 1 ? fakeReply.serverError(504) : { ...fakeReply.toolCall('get_current_weather', { location: 'Boston' }), usage: { promptTokens: 200, completionTokens: 20 } },
+  );
+  const cap = 2_000;
+  const err = await run(h, weather.registry, { maxIterations: 50, maxTokens: cap, maxTokensPerTurn: 50 }).then(() => null, (e: unknown) => e);
+  assert.ok(err instanceof ToolLoopError);
+  assert.equal(err.limit, 'tokens');
+  const ledgerTokens = h.ledger.entries().reduce((sum, e) => sum + e.promptTokens + e.completionTokens, 0);
+  assert.ok(h.ledger.entries().some((e) => e.tokensEstimated && e.promptTokens > 0), 'the 504s were charged');
+  assert.equal(err.used, ledgerTokens, 'the loop counts what the ledger records');
+  // As with the budget, a turn's worst case is one attempt: its retries may pass the cap by their charges, no more.
+  const retryCharge = Math.max(...h.ledger.entries().filter((e) => e.tokensEstimated).map((e) => e.promptTokens));
+  assert.ok(ledgerTokens <= cap + retryCharge, `ledger ${ledgerTokens} within the cap ${cap} and one retry`);
+});
+
 test('a final schema is enforced with the same re-ask rules as ask()', async (t) => {
   const h = await setupLlm({ settings: { reaskLimit: 1 } });
   t.after(h.close);
