@@ -104,12 +104,15 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
                 .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
                 .withResponse();
               // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
-              const reported = reportedTokens(data.usage?.prompt_tokens);
+              const reported = reportedTokens(data?.usage?.prompt_tokens);
               const promptTokens = reported ?? estimated;
               const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt, ...(reported === null ? { tokensEstimated: true } : {}) };
               charge(row);
-              const vectors = [...data.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
-              const bad = vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.find((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
+              // Read without trusting the shape: a throw here, before the row below, would record a paid answer as free.
+              const items = Array.isArray(data?.data) ? (data.data as unknown[]) : [];
+              const entries = items.map((d) => (d !== null && typeof d === 'object' ? (d as { index?: unknown; embedding?: unknown }) : {}));
+              const vectors = entries.sort((a, b) => Number(a.index) - Number(b.index)).map((d) => d.embedding as number[]);
+              const bad = vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
               await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId);
               if (bad) throw new EmbeddingShapeError(bad);
               return vectors;

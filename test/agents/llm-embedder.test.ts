@@ -52,6 +52,19 @@ test('a wrong dimension from the server is an error, not a stored vector', async
   assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['error'], 'charged (the provider billed it) and not retried');
 });
 
+test('an answer whose data is not a list of vectors is an error that keeps its reported usage in the ledger', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  const usage = { prompt_tokens: 700, total_tokens: 700 };
+  const bodies = [{ object: 'list', model: 'fake-embed', usage }, { object: 'list', model: 'fake-embed', data: [null], usage }];
+  for (const body of bodies) h.server.script({ type: 'raw', status: 200, body: JSON.stringify(body) });
+  const budget = createBudget({ maxTokens: 100_000 });
+  for (const _ of bodies) await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', budget }));
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens]), [['error', 700], ['error', 700]], 'as charged to the budget');
+  assert.equal(budget.snapshot().spent.tokens, 1_400);
+  assert.equal(h.server.requests.length, 2, 'not retried: the same answer would come back');
+});
+
 test('without an organisation the call still works, but no ledger row can be attributed', async (t) => {
   const h = await setup();
   t.after(h.close);
