@@ -55,6 +55,29 @@ test('reflector: its stop ends the run with the reasoning recorded and logged', 
   assert.ok(rt.logs.some((l) => l.msg === 'Stopping iterations at 1: The pool has no more Go engineers.' && l.runId === r.id));
 });
 
+test('reflector: its reasoning and hints are scrubbed before they reach a log, the run or the next prompt', async () => {
+  const email = 'jane.roe.canary@example.org';
+  const phone = '+1 (415) 555-0142';
+  let reflections = 0;
+  fake.setHandler(scriptedModel({
+    reflect: () =>
+      ++reflections === 1
+        ? { stop: false, reasoning: `Few fits yet; the role's contact ${email} may know more.`, hints: [`Go ${email}`, `call ${phone}`] }
+        : { stop: true, reasoning: `No more Go engineers; ask ${email} or ${phone}.`, hints: [] },
+  }));
+  const from = fake.requests.length;
+  const r = await run({ maxIterations: 3, targetStrong: 50, scoreLimit: 2 });
+  assert.equal(r.stop.reason, 'reflector');
+  const leaks = (text: string) => [email, phone, '555-0142'].filter((s) => text.includes(s));
+  const runLogs = rt.logs.filter((l) => l.runId === r.id);
+  assert.ok(runLogs.some((l) => String(l.msg).startsWith('Stopping iterations at 2: No more Go engineers; ask [EMAIL]')), 'the stop is logged, scrubbed');
+  assert.deepEqual(leaks(JSON.stringify(runLogs)), [], 'logs');
+  assert.deepEqual(leaks(JSON.stringify(r)), [], 'the run');
+  const secondExpansion = fake.requests.slice(from).filter((q) => q.agent === 'queryExpander').at(1);
+  assert.match(JSON.stringify(secondExpansion?.body.messages), /<hints>/, 'the hints reached the expander');
+  assert.deepEqual(leaks(JSON.stringify(secondExpansion?.body.messages)), [], 'the next prompt');
+});
+
 test('max_iterations: fresh queries each round, and no candidate is scored twice', async () => {
   fake.setHandler(scriptedModel());
   const from = fake.requests.length;
