@@ -8,6 +8,7 @@ import { ask, type AskResult } from '../../llm/structured.js';
 import type { CandidateView, RoleSpec } from '../../matching/domain.js';
 import type { Metrics } from '../../metrics.js';
 import { scrubRole } from '../../roles/scrub-role.js';
+import { scrub } from '../../text/scrubber.js';
 import type { AgentCallContext, PoolInsight } from '../types.js';
 
 export interface LlmAgentDeps {
@@ -46,6 +47,15 @@ export function renderRole(raw: RoleSpec): string {
     fence('role_description', role.description),
     fence('role', JSON.stringify(facts)),
   ].join('\n');
+}
+
+/**
+ * Model-written text that goes on to a log, the run's record or another prompt (queries, hints, the reflector's
+ * reasoning), scrubbed like user text: a model is untrusted, and it may repeat what the scrubber missed or invent
+ * contact details. Prose, not a resume: no name is guessed from a header line; a named contact goes.
+ */
+export function scrubModelText(text: string): string {
+  return scrub(text, { detectNames: false, contactNames: true }).trim();
 }
 
 /** A candidate's facts and scrubbed resume: only CandidateView fields exist here, and the id is not shown. */

@@ -8,7 +8,7 @@ import { containsPii } from '../../text/scrubber.js';
 import { closestSkills, skillKey } from '../../text/skills.js';
 import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
 import { StructuredOutputError } from '../../llm/errors.js';
-import { callFields, DATA_RULE, loggerFor, renderRole, type LlmAgentDeps } from './prompt.js';
+import { callFields, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 /** Handler runs of evaluate_filters per expansion; the tool runner answers further calls with an error result. */
 export const EVALUATE_FILTERS_MAX_ATTEMPTS = 3;
@@ -174,8 +174,9 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
       if (result.reasks > 0) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, result.reasks);
       const answer = result.value!;
       const { filters, dropped } = finalFilters(answer.filters, await vocabulary());
-      if (dropped.length) log?.info({ agent: 'queryExpander', dropped }, 'dropped filter skills the pool does not have');
-      const queries = [...new Set(answer.queries.map((q) => q.trim()).filter(Boolean))];
+      // Model output on its way to a log, the reflector's and the next expander's prompts and the embedder: scrubbed.
+      if (dropped.length) log?.info({ agent: 'queryExpander', dropped: dropped.map(scrubModelText) }, 'dropped filter skills the pool does not have');
+      const queries = [...new Set(answer.queries.map(scrubModelText).filter(Boolean))];
       return { queries, filters };
     },
   };

@@ -2,13 +2,10 @@
 import { z } from 'zod';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { fence } from '../../llm/fence.js';
-import { scrub, type ScrubOptions } from '../../text/scrubber.js';
 import type { AgentCallContext, Reflector, ReflectInput, ReflectOutput } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderRole, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 const MAX_HINTS = 6;
-// Model-written prose, not a resume: no header line to guess a name from; a named contact ("ask Jane Roe") goes.
-const MODEL_TEXT: ScrubOptions = { detectNames: false, contactNames: true };
 
 export const ReflectAnswer = z.object({
   stop: z.boolean(),
@@ -57,8 +54,8 @@ export function createLlmReflector(deps: LlmAgentDeps): Reflector {
         });
         // The reasoning is logged and shown with the run, the hints go into the next expander prompt: model output is
         // untrusted, so it is scrubbed like user text before it reaches a log or a model.
-        const hints = [...new Set(value.hints.map((h) => scrub(h, MODEL_TEXT).trim()).filter(Boolean))];
-        return { stop: value.stop, reasoning: scrub(value.reasoning, MODEL_TEXT).trim(), hints: value.stop ? [] : hints };
+        const hints = [...new Set(value.hints.map(scrubModelText).filter(Boolean))];
+        return { stop: value.stop, reasoning: scrubModelText(value.reasoning), hints: value.stop ? [] : hints };
       } catch (err) {
         if (!(err instanceof StructuredOutputError)) throw err;
         // Continuing is safe: the arithmetic exits (target, iteration cap, budget) still bound the run.
