@@ -138,6 +138,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           maxMs: settings.retryMaxMs,
           deadline,
           signal: opts.signal,
+          // As in chat.ts: the deadline is on this clock, so the retries' checks against it must read the same one.
+          now,
           onAttempt: (r) => {
             if (r.error !== null) deps.logger?.warn({ agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding attempt failed');
           },

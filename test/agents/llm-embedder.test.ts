@@ -65,6 +65,18 @@ test('an answer whose data is not a list of vectors is an error that keeps its r
   assert.equal(h.server.requests.length, 2, 'not retried: the same answer would come back');
 });
 
+test('the retries read the embedder\'s clock: a deadline an hour ahead on it is not taken as passed', async (t) => {
+  // The embedder's clock runs a day behind the machine's: the deadline is in the future on it, in the past on Date.now.
+  const skew = 24 * 3600_000;
+  const h = await setupLlm();
+  t.after(h.close);
+  const embedder = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger, now: () => Date.now() - skew });
+  h.server.script(fakeReply.serverError(503));
+  const vectors = await embedder.embed(['rust'], { orgId: ORG, deadline: Date.now() - skew + 3600_000 });
+  assert.equal(vectors.length, 1);
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.attempt]), [['error', 1], ['ok', 2]], 'retried once, then answered');
+});
+
 test('without an organisation the call still works, but no ledger row can be attributed', async (t) => {
   const h = await setup();
   t.after(h.close);
