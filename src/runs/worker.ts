@@ -138,6 +138,12 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     runLog.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
   }
 
+  // The next claim builds the run's budget from its ledger rows: this attempt's are written first, as a finish does.
+  async function handBack(runId: string, opts: { countAttempt: boolean }): Promise<void> {
+    await deps.journal.flush();
+    await queue.release(runId, opts);
+  }
+
   async function drive(run: ClaimedRun, active: ActiveRun): Promise<void> {
     const runLog = log.child({ runId: run.id, orgId: run.orgId });
     const signal = active.controller.signal;
@@ -233,7 +239,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         return;
       }
       if (active.abortReason === 'shutdown') {
-        await queue.release(run.id, { countAttempt: false });
+        await handBack(run.id, { countAttempt: false });
         iterationLog().info('handed back on shutdown');
         return;
       }
@@ -249,7 +255,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
         await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: describe(cause) });
-        await queue.release(run.id, { countAttempt: true });
+        await handBack(run.id, { countAttempt: true });
         return;
       }
       await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, { title: (cause as Error).name ?? 'Error', detail: (cause as Error).message ?? String(cause) }, runLog, run.startedAt);

@@ -2,12 +2,16 @@
 import { createAgentsFactory } from '../../src/agents/create-agents.js';
 import type { Agents } from '../../src/agents/types.js';
 import { createSearch } from '../../src/retrieval/search.js';
-import { startWorker, type WorkerOptions } from '../../src/runs/worker.js';
+import { startWorker, type WorkerDeps, type WorkerOptions } from '../../src/runs/worker.js';
 import type { TestRuntime } from './runtime.js';
 
-export function startTestWorker(rt: TestRuntime, opts: { wrap?: (agents: Agents) => Agents } & Partial<WorkerOptions> = {}) {
+/** `callContextFor` wraps the factory's: a test can observe what a claim reads, then delegate. */
+export function startTestWorker(
+  rt: TestRuntime,
+  opts: { wrap?: (agents: Agents) => Agents; callContextFor?: (original: WorkerDeps['callContextFor']) => WorkerDeps['callContextFor'] } & Partial<WorkerOptions> = {},
+) {
   const factory = createAgentsFactory(rt.config, rt.services);
-  const { wrap, ...overrides } = opts;
+  const { wrap, callContextFor, ...overrides } = opts;
   return startWorker(
     {
       db: rt.db,
@@ -18,6 +22,7 @@ export function startTestWorker(rt: TestRuntime, opts: { wrap?: (agents: Agents)
       search: createSearch({ db: rt.db, embedder: rt.services.embedder }),
       ...factory,
       agentsFor: (engine) => (wrap ? wrap(factory.agentsFor(engine)) : factory.agentsFor(engine)),
+      callContextFor: callContextFor ? callContextFor(factory.callContextFor) : factory.callContextFor,
       onRunQueued: rt.services.onRunQueued,
     },
     {

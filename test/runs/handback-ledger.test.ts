@@ -1,0 +1,58 @@
+// A run handed back to the queue (a retryable failure, a shutdown) has its ledger rows written first: the next claim
+// builds the run's budget from the ledger, and a row still waiting in the journal would be spend it never sees.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Agents } from '../../src/agents/types.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startTestWorker } from '../support/worker.js';
+
+let rt: TestRuntime;
+before(async () => {
+  // No built-in worker: the test starts the one it observes.
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
+  assert.equal(res.statusCode, 200);
+});
+after(() => rt.close());
+
+test('a run retried after a failure is claimed again with every model call of its failed attempt in its totals', async () => {
+  let expansions = 0;
+  // The first attempt pays for a model call, then fails as a provider outage would (retryable).
+  const failFirst = (agents: Agents): Agents => ({
+    ...agents,
+    queryExpander: {
+      expand: async (input, ctx) => {
+        if (++expansions === 1) {
+          await rt.services.journal.record({
+            orgId: ctx.orgId, runId: ctx.runId ?? null, agent: 'queryExpander', model: 'fake-chat', promptTokens: 5_000, cachedTokens: 0,
+            completionTokens: 500, costUsd: 0.006, latencyMs: 900, outcome: 'ok', requestId: 'req_paid', attempt: 1,
+          });
+          throw new Error('provider unavailable');
+        }
+        return agents.queryExpander.expand(input, ctx);
+      },
+    },
+  });
+  const totalsAtClaim: Array<{ tokens: number; calls: number }> = [];
+  const worker = startTestWorker(rt, {
+    wrap: failFirst,
+    callContextFor: (original) => async (run, signal, deadline) => {
+      totalsAtClaim.push(await rt.services.usage.runTotals(run.id));
+      return original(run, signal, deadline);
+    },
+  });
+  try {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+    assert.equal(res.statusCode, 202, res.body);
+    const run = await waitFor(async () => {
+      const r = (await rt.app!.inject({ url: `/v1/matching-runs/${res.json().id}`, headers: rt.auth() })).json();
+      return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+    }, 30_000, 'the run');
+    assert.equal(run.status, 'succeeded', JSON.stringify(run.error));
+    assert.equal(totalsAtClaim.length, 2, 'claimed twice');
+    assert.deepEqual(totalsAtClaim[1], { calls: 1, tokens: 5_500, costUsd: 0.006 }, 'the second claim sees what the first attempt paid');
+  } finally {
+    await worker.stop(2_000);
+  }
+});
