@@ -15,7 +15,14 @@ export const CandidateInputSchema = z
     phone: text(3, 50).optional().describe('PII: returned only by candidate routes.'),
     headline: text(0, 300).optional(),
     location: text(0, 200).optional(),
-    yearsExperience: z.number().min(0).max(70).optional(),
+    // Stored as a real: PostgreSQL refuses a non-zero number that rounds to 0 there (1e-320), and it would do so only
+    // in the write, after the batch was embedded (and paid for) and without naming the item.
+    yearsExperience: z
+      .number()
+      .min(0)
+      .max(70)
+      .refine((v) => v === 0 || Math.fround(v) !== 0, { message: 'is too small to store: send 0 or a value of at least 1e-45' })
+      .optional(),
     skills: SkillList.optional().describe('Extracted from the resume when absent.'),
     resume: text(1, 100_000).describe('Markdown or plain text.'),
   })

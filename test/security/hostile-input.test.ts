@@ -98,7 +98,7 @@ const CASES: Case[] = [
   // Numbers.
   { name: 'yearsExperience 1e309', method: 'POST', url: '/v1/candidates', body: '{"candidates":[{"externalId":"n","resume":"r","yearsExperience":1e309}]}', status: 400, path: 'body.candidates.0.yearsExperience' },
   { name: 'yearsExperience -1', method: 'POST', url: '/v1/candidates', body: candidatesWith({ yearsExperience: -1 }), status: 400, path: 'body.candidates.0.yearsExperience' },
-  { name: 'yearsExperience underflowing a real', method: 'POST', url: '/v1/candidates', body: '{"candidates":[{"externalId":"n","resume":"r","yearsExperience":1e-320}]}', status: 400 },
+  { name: 'yearsExperience underflowing a real', method: 'POST', url: '/v1/candidates', body: '{"candidates":[{"externalId":"n","resume":"r","yearsExperience":1e-320}]}', status: 400, path: 'body.candidates.0.yearsExperience' },
   { name: 'minYearsExperience 1.5', method: 'POST', url: '/v1/roles', body: roleWith({ minYearsExperience: 1.5 }), status: 400, path: 'body.minYearsExperience' },
   { name: 'maxIterations 1e309', method: 'POST', url: '/v1/matching-runs', body: '{"role":{"title":"x","description":"y"},"maxIterations":1e309}', status: 400, path: 'body.maxIterations' },
   { name: 'maxIterations 1.5', method: 'POST', url: '/v1/matching-runs', body: { role: ROLE, maxIterations: 1.5 }, status: 400, path: 'body.maxIterations' },
