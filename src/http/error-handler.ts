@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sqlState } from '../db/database.js';
 import { AppError, type FieldError } from '../errors.js';
+import { LlmError } from '../llm/errors.js';
 import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
 
 // Fastify's own client errors, by code, with the status and words a person can act on.
@@ -44,12 +45,24 @@ export function sendProblem(reply: FastifyReply, status: number, code: string, t
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem(status, code, title, detail, errors));
 }
 
+/**
+ * A model layer error (the embedding endpoint failing during an upsert) answers the outcome it names: its code and
+ * status (502 model_call_failed, 504 deadline_exceeded, ...), not a bare 500. The provider's words are logged only.
+ */
+function sendModelProblem(request: FastifyRequest, reply: FastifyReply, err: LlmError) {
+  const title = err.code.charAt(0).toUpperCase() + err.code.slice(1).replace(/_/g, ' ');
+  if (err.httpStatus < 500) return sendProblem(reply, err.httpStatus, err.code, title, err.message);
+  request.log.error({ err }, 'model call failed');
+  return sendProblem(reply, err.httpStatus, err.code, title, 'The model endpoint this request needs gave no usable answer after retries, so the request was not carried out; retry later.');
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
       return sendProblem(reply, err.status, err.code, err.title, err.message, err.errors);
     }
+    if (err instanceof LlmError) return sendModelProblem(request, reply, err);
     if (hasZodFastifySchemaValidationErrors(err)) {
       const errors = err.validation.flatMap((v) => {
         const path = [err.validationContext, ...String(v.instancePath).split('/').filter(Boolean)].join('.');

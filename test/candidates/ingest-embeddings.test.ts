@@ -2,7 +2,7 @@
 // that fails answers its own named problem, with nothing written.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
+import { fakeReply, startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate } from '../support/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
 
@@ -47,4 +47,24 @@ test('item 7 of 10 with a yearsExperience a real cannot hold: 400 at its path, b
   // The smallest values a real holds are stored; zero is zero.
   const fine = await upsert([candidate('u-small', { yearsExperience: 1e-44 }), candidate('u-zero', { yearsExperience: 0 })]);
   assert.equal(fine.statusCode, 200, fine.body);
+});
+
+test('the embedding endpoint failing after our retries: a 502 model_call_failed problem, no candidate or vector written', async () => {
+  const before = await counts();
+  // LLM_MAX_RETRIES=1: two attempts, both refused.
+  fake.script(fakeReply.serverError(503), fakeReply.serverError(503));
+  const res = await upsert([candidate('down-1'), candidate('down-2')]);
+  assert.equal(res.statusCode, 502, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const body = res.json();
+  assert.equal(body.type, 'https://talent-matcher.dev/problems/model_call_failed');
+  assert.equal(body.status, 502);
+  assert.doesNotMatch(body.detail, /server had an error|fake-embed/, 'the provider’s own words stay in the log');
+  const after = await counts();
+  assert.equal(after.candidates, before.candidates, 'no candidate');
+  assert.equal(after.candidate_embeddings, before.candidate_embeddings, 'no vector');
+  assert.equal(after.model_calls, before.model_calls! + 2, 'each failed attempt is on the ledger, as every attempt is');
+
+  // The endpoint is back: the same batch goes through.
+  assert.equal((await upsert([candidate('down-1'), candidate('down-2')])).statusCode, 200);
 });

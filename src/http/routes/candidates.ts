@@ -34,7 +34,8 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
       tags,
       summary: 'Upsert 1..500 candidates by externalId (all or nothing)',
       body: UpsertCandidatesBodySchema,
-      response: { 200: UpsertCandidatesResponseSchema, ...standardErrors, 413: standardErrors[400], 415: standardErrors[400] },
+      // 502: with EMBEDDINGS=llm, the endpoint failed to embed the batch after retries (nothing is stored).
+      response: { 200: UpsertCandidatesResponseSchema, ...standardErrors, 413: standardErrors[400], 415: standardErrors[400], 502: standardErrors[400] },
     },
     handler: async (request) => ({ items: await deps.candidates.upsert(callerOf(request).orgId, request.body.candidates) }),
   });
