@@ -18,7 +18,7 @@ import type { Config } from './config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { fastValidatorCompiler } from './http/validation.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendFrameworkProblem } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
 import { completeDocument } from './http/openapi.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
@@ -37,6 +37,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(config: Config, services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const security = securityHeaders();
   const app = Fastify({
     // The request logger (request.log) is made only when something logs through it (src/http/request-logger.ts).
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance, childLoggerFactory: lazyChildLoggerFactory } : { logger: false }),
@@ -49,6 +50,13 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     ajv: { customOptions: { removeAdditional: false } },
     // Deeply nested or huge JSON is refused by the parser and the schemas, never by a crash.
     forceCloseConnections: true,
+    // A path the router cannot read (bad percent-encoding, a parameter over 100 characters) is refused before any
+    // hook runs: the answer gets the headers the onRequest hook below would have set, and is a problem document.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      reply.headers(security);
+      return sendFrameworkProblem(err, request, reply);
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   // zod for every schema, with a compiled check in front of it for { id: uuid } params (src/http/validation.ts).
@@ -61,7 +69,6 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
 
   // Hooks on every request are callback-style: an async hook costs a promise per request. One hook sets the
   // request id and the security headers (helmet's set, computed once) and refuses requests while shutting down.
-  const security = securityHeaders();
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.headers(security);

@@ -56,6 +56,25 @@ function sendModelProblem(request: FastifyRequest, reply: FastifyReply, err: Llm
   return sendProblem(reply, err.httpStatus, err.code, title, 'The model endpoint this request needs gave no usable answer after retries, so the request was not carried out; retry later.');
 }
 
+/**
+ * The router's own refusals, before any route or hook runs (fastify's `frameworkErrors`): without this they are
+ * fastify's plain JSON, and an over-long id a 414. Every path parameter of this service is an `id` (a UUID of 36
+ * characters), so one over the router's 100 is refused exactly as a shorter malformed id is.
+ */
+export function sendFrameworkProblem(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  switch (err.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendProblem(reply, 400, 'validation_failed', 'Invalid request', 'The request does not match the schema; see errors.', [
+        { path: 'params.id', message: 'must be a UUID' },
+      ]);
+    case 'FST_ERR_BAD_URL':
+      return sendProblem(reply, 400, 'bad_request', 'Bad request', 'The path is not valid percent-encoded UTF-8.');
+    default:
+      request.log.error({ err }, 'unhandled error');
+      return sendProblem(reply, 500, 'internal', 'Internal server error', 'Something went wrong on our side; it has been logged.');
+  }
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {

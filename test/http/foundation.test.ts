@@ -161,3 +161,14 @@ test('a short BOOTSTRAP_API_KEY is registered, with a warning that it could be g
     await short.close();
   }
 });
+
+test('a path the router refuses (bad percent-encoding, an id over 100 characters) is a problem document with the usual headers', async () => {
+  for (const url of ['/v1/roles/%E0%A4%A', `/v1/matching-runs/${'f'.repeat(120)}/events`]) {
+    const res = await rt.app!.inject({ url, headers: { ...rt.auth(), 'x-request-id': 'bad-url-1' } });
+    assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+    assert.match(res.headers['content-type'] as string, /^application\/problem\+json/);
+    assert.equal(res.json().status, 400);
+    assert.equal(res.headers['x-request-id'], 'bad-url-1');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  }
+});

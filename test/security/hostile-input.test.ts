@@ -91,6 +91,10 @@ const CASES: Case[] = [
   { name: 'lone surrogate in a role title', method: 'POST', url: '/v1/roles', body: '{"title":"\\udfff","description":"y"}', status: 400, path: 'body.title' },
   // Ids.
   { name: 'non-UUID candidate id', url: '/v1/candidates/not-a-uuid', status: 400, path: 'params.id' },
+  { name: 'an id of 101 characters (past the router’s limit)', url: `/v1/roles/${'a'.repeat(101)}`, status: 400, path: 'params.id' },
+  { name: 'an id of 101 characters on cancel', method: 'POST', url: `/v1/matching-runs/${'a'.repeat(101)}/cancel`, status: 400, path: 'params.id' },
+  { name: 'a truncated percent-escape in an id', url: '/v1/candidates/%E0%A4%A', status: 400 },
+  { name: 'a lone surrogate percent-encoded in an id', method: 'DELETE', url: '/v1/candidates/%ED%A0%80', status: 400 },
   { name: 'SQL in a run id', url: `/v1/matching-runs/${encodeURIComponent("1' OR '1'='1")}`, status: 400, path: 'params.id' },
   { name: 'non-UUID id on delete', method: 'DELETE', url: '/v1/candidates/123', status: 400, path: 'params.id' },
   { name: 'non-UUID id on cancel', method: 'POST', url: '/v1/matching-runs/0000/cancel', status: 400, path: 'params.id' },
