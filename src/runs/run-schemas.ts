@@ -114,8 +114,11 @@ export const ListRunsQuerySchema = z.object({
   status: z.enum(RUN_STATUSES).optional(),
 });
 
+/** run_events.seq is an integer column: a larger `after` or cursor is no seq of ours, and PostgreSQL would refuse it. */
+export const MAX_EVENT_SEQ = 2_147_483_647;
+
 export const EventsQuerySchema = z.object({
-  after: z.coerce.number().int().min(0).max(2_147_483_647).default(0).describe('Return events with seq greater than this.'),
+  after: z.coerce.number().int().min(0).max(MAX_EVENT_SEQ).default(0).describe('Return events with seq greater than this.'),
   // The contract's default for every list (API.md, Conventions).
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional().describe('The nextCursor of the previous page (same as after=<last seq>).'),

@@ -120,6 +120,7 @@ const CASES: Case[] = [
   { name: 'forged cursor in year 0000', url: `/v1/roles?cursor=${cursorOf('0000-01-01T00:00:00Z')}`, status: 400, path: 'querystring.cursor' },
   { name: 'events cursor abc', url: `/v1/matching-runs/{run}/events?cursor=abc`, status: 400, path: 'querystring.cursor' },
   { name: 'events cursor past int32', url: `/v1/matching-runs/{run}/events?cursor=99999999999`, status: 400, path: 'querystring.cursor' },
+  { name: 'events cursor of 10 digits past int32', url: `/v1/matching-runs/{run}/events?cursor=2147483648`, status: 400, path: 'querystring.cursor' },
   { name: 'unknown run status filter', url: '/v1/matching-runs?status=done', status: 400, path: 'querystring.status' },
   // Dates in /v1/usage.
   { name: 'usage from=yesterday', url: '/v1/usage?from=yesterday', status: 400, path: 'querystring.from' },

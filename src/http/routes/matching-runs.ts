@@ -10,6 +10,7 @@ import {
   EventsQuerySchema,
   IdempotencyHeadersSchema,
   ListRunsQuerySchema,
+  MAX_EVENT_SEQ,
   RunSchema,
   RunSummarySchema,
   TraceSchema,
@@ -202,7 +203,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       const { after, limit, cursor } = request.query;
       let from = after;
       if (cursor !== undefined) {
-        if (!/^\d{1,10}$/.test(cursor)) throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
+        if (!/^\d{1,10}$/.test(cursor) || Number(cursor) > MAX_EVENT_SEQ) throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
         from = Number(cursor);
       }
       return deps.runs.events(callerOf(request).orgId, request.params.id, from, limit);
