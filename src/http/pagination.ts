@@ -2,10 +2,13 @@
 import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
 
-export const PageQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1..100.'),
-  cursor: z.string().max(200).optional().describe('The nextCursor of the previous page.'),
-});
+// Strict, like every body: a misspelt parameter (?stauts=, ?limit[]=) is a 400 naming it, never quietly ignored.
+export const PageQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1..100.'),
+    cursor: z.string().max(200).optional().describe('The nextCursor of the previous page.'),
+  })
+  .strict();
 
 export interface Keyset {
   createdAt: string;

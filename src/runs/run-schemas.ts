@@ -108,11 +108,14 @@ export type Run = z.infer<typeof RunSchema>;
 
 export const RunSummarySchema = RunSchema.omit({ shortlist: true }).meta({ id: 'MatchingRunSummary' });
 
-export const ListRunsQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
-  status: z.enum(RUN_STATUSES).optional(),
-});
+// Query schemas are strict (see PageQuerySchema): ?stauts=failed must not answer every run.
+export const ListRunsQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(200).optional(),
+    status: z.enum(RUN_STATUSES).optional(),
+  })
+  .strict();
 
 /** run_events.seq is an integer column: a larger `after` or cursor is no seq of ours, and PostgreSQL would refuse it. */
 export const MAX_EVENT_SEQ = 2_147_483_647;
@@ -122,7 +125,7 @@ export const EventsQuerySchema = z.object({
   // The contract's default for every list (API.md, Conventions).
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional().describe('The nextCursor of the previous page (same as after=<last seq>).'),
-});
+}).strict();
 
 export const EventSchema = z
   .object({ seq: z.number().int(), at: Timestamp, type: z.string(), data: z.record(z.string(), z.unknown()) })
@@ -139,7 +142,7 @@ export const UsageQuerySchema = z.object({
   from: z.iso.datetime({ offset: true }).optional().describe('Inclusive start (ISO-8601); default: 30 days ago.'),
   to: z.iso.datetime({ offset: true }).optional().describe('Exclusive end (ISO-8601); default: now.'),
   groupBy: z.enum(['day', 'agent', 'model']).default('day'),
-});
+}).strict();
 
 const usageFigures = {
   llmCalls: z.number().int(),

@@ -122,6 +122,12 @@ const CASES: Case[] = [
   { name: 'events cursor past int32', url: `/v1/matching-runs/{run}/events?cursor=99999999999`, status: 400, path: 'querystring.cursor' },
   { name: 'events cursor of 10 digits past int32', url: `/v1/matching-runs/{run}/events?cursor=2147483648`, status: 400, path: 'querystring.cursor' },
   { name: 'unknown run status filter', url: '/v1/matching-runs?status=done', status: 400, path: 'querystring.status' },
+  // Unknown query parameters: a misspelt filter must not quietly answer the unfiltered list.
+  { name: 'a misspelt status filter', url: '/v1/matching-runs?stauts=failed', status: 400, path: 'querystring.stauts' },
+  { name: 'an array-style limit', url: '/v1/candidates?limit[]=5', status: 400, path: 'querystring.limit[]' },
+  { name: 'a misspelt events after', url: `/v1/matching-runs/{run}/events?afterSeq=3`, status: 400, path: 'querystring.afterSeq' },
+  { name: 'a misspelt usage groupBy', url: '/v1/usage?group_by=agent', status: 400, path: 'querystring.group_by' },
+  { name: 'an unknown roles parameter', url: '/v1/roles?orgId=other', status: 400, path: 'querystring.orgId' },
   // Dates in /v1/usage.
   { name: 'usage from=yesterday', url: '/v1/usage?from=yesterday', status: 400, path: 'querystring.from' },
   { name: 'usage month 13', url: '/v1/usage?from=2024-13-45T00:00:00Z', status: 400, path: 'querystring.from' },
