@@ -25,6 +25,18 @@ function required(args: Record<string, string | undefined>, name: string): strin
   return v;
 }
 
+/**
+ * A whole-number option, or `fallback` when it is absent. Digits only: Number() reads "" and " " as 0, so
+ * `prune-traces --days "$UNSET"` pruned every trail, and it reads "0x10" as 16 and "1e3" as 1000.
+ */
+function wholeNumber(args: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
+  const v = args[name];
+  if (v === undefined) return fallback;
+  const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
 function uuid(args: Record<string, string | undefined>, name: string): string {
   const v = required(args, name);
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) throw new UsageError(`--${name} must be a UUID`);
@@ -48,8 +60,7 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
   reembed: {
     usage: 'reembed [--batch N]              embed candidates lacking a current vector of the configured model (resumable)',
     run: async (db, args, config) => {
-      const batch = Number(args.batch ?? 200);
-      if (!Number.isInteger(batch) || batch < 1 || batch > 5000) throw new UsageError('--batch must be a whole number from 1 to 5000');
+      const batch = wholeNumber(args, 'batch', 200, 1, 5000);
       const embedder = createEmbedder(config, { usage: createUsageStore(db) });
       const done = await reembed(db, embedder, {
         batch,
@@ -69,8 +80,8 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
   'prune-traces': {
     usage: 'prune-traces [--days N]         delete audit trails older than N days (default TRACE_RETENTION_DAYS)',
     run: async (db, args, config) => {
-      const days = args.days === undefined ? config.TRACE_RETENTION_DAYS : Number(args.days);
-      if (!Number.isInteger(days) || days < 0) throw new UsageError('--days must be a whole number of days, 0 or more');
+      // 0 prunes every trail: allowed when typed, never read from an empty or malformed value.
+      const days = wholeNumber(args, 'days', config.TRACE_RETENTION_DAYS, 0, 3650);
       const { runs, rows } = await pruneTraces(db, days);
       process.stdout.write(`pruned ${rows} trace rows of ${runs} runs older than ${days} days\n`);
     },
