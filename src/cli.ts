@@ -117,6 +117,21 @@ function usage(): string {
   return `usage: npm run cli -- <command> [options]\n\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}\n`;
 }
 
+/** The options of every command; what parseArgs refuses (an unknown option, a missing value) is a usage error. */
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: { org: { type: 'string' }, prefix: { type: 'string' }, id: { type: 'string' }, role: { type: 'string' }, batch: { type: 'string' }, days: { type: 'string' } },
+      strict: true,
+    });
+  } catch (err) {
+    // Its errors carry an ERR_PARSE_ARGS_* code and a message that names the option: exit 2 with it, not a stack trace.
+    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) throw new UsageError((err as Error).message);
+    throw err;
+  }
+}
+
 async function main(): Promise<number> {
   const [name, ...rest] = process.argv.slice(2);
   const command = name ? COMMANDS[name] : undefined;
@@ -124,11 +139,7 @@ async function main(): Promise<number> {
     process.stderr.write(name ? `unknown command "${name}"\n${usage()}` : usage());
     return 2;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: { org: { type: 'string' }, prefix: { type: 'string' }, id: { type: 'string' }, role: { type: 'string' }, batch: { type: 'string' }, days: { type: 'string' } },
-    strict: true,
-  });
+  const { values } = parseOptions(rest);
   const config = loadConfig();
   // Logs go to stderr so that stdout carries only the command's answer.
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));

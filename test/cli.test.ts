@@ -43,3 +43,26 @@ test('prune-traces: a --days that is no whole number ("", " ", "0x1") is refused
   assert.equal(res.status, 0, res.stderr);
   assert.match(res.stdout, /^pruned 1 trace rows of 1 runs older than 1 days$/m);
 });
+
+test('an unknown option, a missing option value or a stray argument is a usage error (exit 2), not a stack trace', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
+  try {
+    const cases: Array<[string[], RegExp]> = [
+      [['create-api-key', '--orgg', 'acme'], /Unknown option '--orgg'/],
+      [['create-api-key', '--org'], /Option '--org <value>' argument missing/],
+      [['revoke-api-key', 'tm_abc'], /Unexpected argument 'tm_abc'/],
+      [['prune-traces', '--days', '-1'], /argument is ambiguous/],
+    ];
+    for (const [args, message] of cases) {
+      const res = cli(args, dataDir);
+      const what = `${args.join(' ')}: ${res.stderr}`;
+      assert.equal(res.status, 2, what);
+      assert.match(res.stderr, message, what);
+      assert.match(res.stderr, /^usage: npm run cli/m, what);
+      assert.doesNotMatch(res.stderr, /^\s+at /m, `${what}: no stack trace`);
+      assert.equal(res.stdout, '');
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
