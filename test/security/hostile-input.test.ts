@@ -59,6 +59,8 @@ const CASES: Case[] = [
   { name: 'single-quoted JSON', method: 'POST', url: '/v1/roles', body: "{'title': 'x'}", status: 400 },
   { name: 'empty JSON body', method: 'POST', url: '/v1/roles', body: '', status: 400 },
   { name: 'JSON null', method: 'POST', url: '/v1/roles', body: 'null', status: 400 },
+  { name: 'JSON null as a stored role’s run parameters (no body is fine, null is not)', method: 'POST', url: '/v1/roles/{role}/matching-runs', body: 'null', status: 400, path: 'body' },
+  { name: 'a JSON array as a stored role’s run parameters', method: 'POST', url: '/v1/roles/{role}/matching-runs', body: '[]', status: 400, path: 'body' },
   { name: 'text/plain', method: 'POST', url: '/v1/roles', body: 'title=x', headers: { 'content-type': 'text/plain' }, status: 415 },
   { name: 'XML', method: 'POST', url: '/v1/candidates', body: '<candidates/>', headers: { 'content-type': 'application/xml' }, status: 415 },
   { name: 'form-encoded', method: 'POST', url: '/v1/matching-runs', body: 'roleId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415 },

@@ -98,10 +98,14 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       summary: 'Start a matching run for a stored role',
       params: IdParamsSchema,
       headers: IdempotencyHeadersSchema,
-      // Every parameter has a default, so no body is needed: fastify hands a missing body over as null.
+      // Every parameter has a default, so no body is needed: fastify validates a missing body as null.
       body: CreateRunForRoleBodySchema.nullish(),
       response: accepted,
     },
+    // The schema cannot tell a JSON null from no body (both reach it as null), but the parsed body can: a body that
+    // is there must be an object of parameters, as on every other route, not a run with defaults.
+    preValidation: (request, _reply, done) =>
+      done(request.body === null ? new BadRequestError('The body, when sent, must be an object of run parameters.', [{ path: 'body', message: 'must be an object, not null' }]) : undefined),
     handler: async (request, reply) => {
       const orgId = callerOf(request).orgId;
       const started = await deps.runs.start({
