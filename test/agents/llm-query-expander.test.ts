@@ -162,3 +162,16 @@ test('model-written queries and dropped skills are scrubbed before they reach th
   assert.ok(lines.some((l) => l.includes('dropped filter skills')), 'the drop is logged');
   assert.equal(lines.join('').includes(email), false, lines.join(''));
 });
+
+test('used queries and hints from a checkpoint an older release wrote unscrubbed are scrubbed before they reach the model', async (t) => {
+  const h = await setupAgents();
+  t.after(h.close);
+  const email = 'old.checkpoint.canary@example.org';
+  const resumed = { ...input, iteration: 2, usedQueries: [`rust ${email}`], hints: [`ask ${email} about payments`] };
+  h.server.script(final(['rust payments']));
+  await h.agents.queryExpander.expand(resumed, h.ctx);
+  const user = contents(h.server.chatRequests()[0])[1]!;
+  assert.equal(user.includes(email), false, user);
+  assert.match(user, /rust \[EMAIL\]/);
+  assert.match(user, /ask \[EMAIL\] about payments/);
+});

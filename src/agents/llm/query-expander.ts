@@ -129,10 +129,13 @@ function finalFilters(raw: z.output<typeof FinalFilters>, vocab: Vocabulary): { 
   return { filters, dropped };
 }
 
+// Used queries and hints are model-written and come back from the run's checkpoint, which an older release may have
+// written unscrubbed: they are scrubbed here, where they reach a model, as the role is in renderRole.
 function renderRequest(input: ExpandInput): string {
   const parts = [renderRole(input.role), '', `# Round ${input.iteration}`];
-  parts.push(input.usedQueries.length ? `Queries already used (write different ones):\n${fence('queries', input.usedQueries.join('\n'))}` : 'No queries used yet.');
-  if (input.hints.length) parts.push(`Hints from the previous round:\n${fence('hints', input.hints.join('\n'))}`);
+  const used = input.usedQueries.map(scrubModelText);
+  parts.push(used.length ? `Queries already used (write different ones):\n${fence('queries', used.join('\n'))}` : 'No queries used yet.');
+  if (input.hints.length) parts.push(`Hints from the previous round:\n${fence('hints', input.hints.map(scrubModelText).join('\n'))}`);
   return parts.join('\n');
 }
 
