@@ -33,6 +33,9 @@ export const ENV_SCHEMA = z.object({
   LLM_MODEL_REFLECTOR: z.string().min(1).optional().describe('model override for the reflector'),
   LLM_EMBEDDING_MODEL: z.string().min(1).default('text-embedding-3-small').describe('embedding model when EMBEDDINGS=llm'),
   LLM_TIMEOUT_MS: int(1000, 600_000).default(60_000).describe('timeout of one model request'),
+  LLM_MAX_RESPONSE_BYTES: int(1_048_576, 1_073_741_824)
+    .default(33_554_432)
+    .describe('cap on one model answer body, after decompression: a larger answer is refused, its socket closed'),
   LLM_MAX_RETRIES: int(0, 10).default(3).describe('retries of a retryable model failure (our layer only; the SDK retries none)'),
   LLM_REASK_LIMIT: int(0, 5).default(1).describe('re-asks after an invalid structured answer'),
   LLM_CONCURRENCY: int(1, 1000)
@@ -103,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     baseUrl: e.LLM_BASE_URL,
     apiKey: e.LLM_API_KEY,
     timeoutMs: e.LLM_TIMEOUT_MS,
+    maxResponseBytes: e.LLM_MAX_RESPONSE_BYTES,
     maxRetries: e.LLM_MAX_RETRIES,
     reaskLimit: e.LLM_REASK_LIMIT,
     agents: agentModels,

@@ -13,6 +13,7 @@ test('defaults follow the operating contract', () => {
   assert.equal(c.EMBEDDINGS, 'local');
   assert.equal(c.LOG_LEVEL, 'info');
   assert.equal(c.DATABASE_URL, undefined);
+  assert.equal(c.llm.maxResponseBytes, 32 * 1024 * 1024, 'a model answer body is capped at 32 MiB');
 });
 
 test('auto picks the llm engine when an endpoint is configured', () => {
@@ -30,6 +31,7 @@ test('a bad value stops the boot with a message naming the variable', () => {
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL/],
     [{ MATCH_ENGINE: 'llm' }, /MATCH_ENGINE.*LLM_BASE_URL/],
     [{ RUN_LEASE_MS: '1000', RUN_HEARTBEAT_MS: '900' }, /RUN_HEARTBEAT_MS/],
+    [{ LLM_MAX_RESPONSE_BYTES: '65536' }, /LLM_MAX_RESPONSE_BYTES/],
   ];
   for (const [env, pattern] of cases) {
     assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));

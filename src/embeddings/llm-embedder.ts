@@ -5,7 +5,7 @@ import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
-import { classifyFailure, mayBeBilled, withRetry } from '../llm/retry.js';
+import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 
@@ -120,7 +120,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               if (err instanceof EmbeddingShapeError) throw err;
               const failure = classifyFailure(err);
               const outcome = failure.kind === 'rate_limited' || failure.kind === 'quota' ? 'rate_limited' : failure.kind === 'timeout' ? 'timeout' : 'error';
-              const requestId = (err as { requestID?: string | null }).requestID ?? null;
+              const { message, requestId } = attemptFailure(err);
               // Sent and never answered (timeout, abort, connection lost after sending): the provider may bill it,
               // so it is charged its estimated input, and the row says the figure is ours.
               const billed = !abortedBeforeSend && mayBeBilled(err, failure);
@@ -128,7 +128,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
                 ? { promptTokens: estimated, cachedTokens: 0, completionTokens: 0, costUsd: estimatedCost, tokensEstimated: true }
                 : { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
               charge(usage);
-              await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: err instanceof Error ? err.message.slice(0, 1000) : String(err) }, orgId, runId);
+              await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: message }, orgId, runId);
               throw err;
             }
           }),
@@ -154,7 +154,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
       }
       if (err instanceof DeadlineExceededError || opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
-      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: err });
+      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
     }
   }
 

@@ -13,7 +13,7 @@ import { estimateTokens, reportedTokens, worstCase, type Budget, type Reservatio
 import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry, type ModelSpec } from './model-registry.js';
-import { classifyFailure, mayBeBilled, withRetry, type FailureClass } from './retry.js';
+import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry, type FailureClass } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 import { addUsage } from './structured.js';
 
@@ -276,8 +276,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
             } catch (err) {
               if (err instanceof RecordedFailure) throw err;
               const failure = classifyFailure(err);
-              const errorRequestId = (err as { requestID?: string | null }).requestID ?? requestId;
-              const message = err instanceof Error ? err.message.slice(0, 1000) : String(err);
+              const { message, requestId: errorRequestId } = attemptFailure(err, requestId);
               const latencyMs = now() - started;
               // A request that was sent and never answered may still be billed (a slow provider bills every timed-out
               // attempt): it is charged its estimated prompt, the reservation's estimate, and the row says so.
@@ -334,7 +333,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
       }
       if (err instanceof DeadlineExceededError) throw err;
       const failure = classifyFailure(err);
-      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: err });
+      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
     }
   }
 

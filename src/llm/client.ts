@@ -5,7 +5,7 @@ import type { LlmSettings } from './settings.js';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
-export function createLlmClient(settings: Pick<LlmSettings, 'baseUrl' | 'apiKey' | 'timeoutMs'>): OpenAI {
+export function createLlmClient(settings: Pick<LlmSettings, 'baseUrl' | 'apiKey' | 'timeoutMs'> & Partial<Pick<LlmSettings, 'maxResponseBytes'>>): OpenAI {
   return new OpenAI({
     // Local OpenAI-compatible servers ignore the key, but the SDK refuses to start without one.
     apiKey: settings.apiKey ?? 'no-key-required',
@@ -20,8 +20,9 @@ export function createLlmClient(settings: Pick<LlmSettings, 'baseUrl' | 'apiKey'
     // Retries live in exactly one layer (retry.ts). SDK retries under ours would multiply attempts
     // (4 x 3 = 12 requests), hide attempts from the ledger and ignore our deadline.
     maxRetries: 0,
-    // node:http with keep-alive instead of the global fetch: the same requests for less CPU each (http-fetch.ts).
-    fetch: createHttpFetch(),
+    // node:http with keep-alive instead of the global fetch: the same requests for less CPU each (http-fetch.ts),
+    // and a cap on the answer's size, which the server does not get to choose.
+    fetch: createHttpFetch({ maxResponseBytes: settings.maxResponseBytes }),
   });
 }
 

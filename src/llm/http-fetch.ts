@@ -1,8 +1,35 @@
-// The fetch the model client sends with: node:http(s) with keep-alive agents, answers read whole.
+// The fetch the model client sends with: node:http(s) with keep-alive agents, answers read whole up to a size cap.
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+
+/**
+ * The default cap on one answer's body, counted after decompression. The largest answer we ask for is a batch of
+ * 256 embeddings of text-embedding-3-large (3072 floats each) as JSON: ~10 MB compact, ~19 MB as OpenAI indents it,
+ * ~25 MB when every float is written at full precision. Chat answers are bounded by max_tokens: well under 1 MB.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The model server's answer passed the body cap; the socket was destroyed and nothing of the body kept. The server
+ * is untrusted: a hostile or broken one could otherwise send gigabytes (or a small gzip that inflates to them).
+ */
+export class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError';
+  readonly code = 'ERR_RESPONSE_TOO_LARGE';
+
+  constructor(
+    readonly limitBytes: number,
+    /** The status the answer came with: whether the provider bills it depends on it (retry.ts, mayBeBilled). */
+    readonly status: number,
+    /** The answer's x-request-id, if it sent one, to match the ledger row with the provider's logs. */
+    readonly requestId: string | null,
+  ) {
+    // No text of the server's in the message: the SDK takes a fetch failure whose text says "timed out" for a timeout.
+    super(`the model server's answer (HTTP ${status}) passed the ${limitBytes}-byte limit; the connection was closed`);
+  }
+}
 
 /**
  * Why not the global fetch: measured on this service's requests (15 scorer prompts of ~11 KB sent at once),
@@ -12,7 +39,8 @@ import zlib from 'node:zlib';
  * bytes), non-streaming answers, abort signals (the SDK's timeouts abort them), gzip/deflate/brotli answers,
  * http and https. No redirects are followed and no proxy is used (the global fetch uses none either).
  */
-export function createHttpFetch(opts: { maxSockets?: number } = {}) {
+export function createHttpFetch(opts: { maxSockets?: number; maxResponseBytes?: number } = {}) {
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 256, scheduling: 'lifo' as const };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
 
@@ -51,11 +79,32 @@ export function createHttpFetch(opts: { maxSockets?: number } = {}) {
             responseHeaders.delete('content-encoding');
             responseHeaders.delete('content-length');
           }
+          const status = res.statusCode ?? 500;
           const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let received = 0;
+          let tooLarge = false;
+          const refuse = () => {
+            tooLarge = true;
+            chunks.length = 0;
+            const requestId = res.headers['x-request-id'];
+            reject(new ResponseTooLargeError(maxResponseBytes, status, typeof requestId === 'string' ? requestId : null));
+            // Destroying the request destroys its socket: the rest is never read, and a half-read socket never goes
+            // back to the keep-alive pool.
+            decoder?.destroy();
+            request.destroy();
+          };
+          // Listened to before any refusal: the teardown can make the answer emit an error, and an unheard one would crash.
           stream.on('error', reject);
+          // A declared length over the cap is refused before a byte of the body is read (compressed ones are counted).
+          if (!decoder && Number(res.headers['content-length']) > maxResponseBytes) return refuse();
+          stream.on('data', (chunk: Buffer) => {
+            if (tooLarge) return;
+            received += chunk.length;
+            if (received > maxResponseBytes) return refuse();
+            chunks.push(chunk);
+          });
           stream.on('end', () => {
-            const status = res.statusCode ?? 500;
+            if (tooLarge) return;
             // A Response cannot carry a body with these statuses.
             const empty = status === 204 || status === 205 || status === 304 || init.method === 'HEAD';
             resolve(new Response(empty ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));

@@ -1,8 +1,9 @@
 // Our single retry layer: exponential backoff with full jitter, Retry-After honoured, never past the deadline.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { DeadlineExceededError } from './errors.js';
+import { ResponseTooLargeError } from './http-fetch.js';
 
-export const FAILURE_KINDS = ['rate_limited', 'quota', 'server', 'connection', 'timeout', 'client', 'aborted', 'other'] as const;
+export const FAILURE_KINDS = ['rate_limited', 'quota', 'server', 'too_large', 'connection', 'timeout', 'client', 'aborted', 'other'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export interface FailureClass {
@@ -48,6 +49,31 @@ export function retryAfterMs(headers: Headers | undefined | null, now: number = 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+/**
+ * The SDK reports every failure of its fetch as an APIConnectionError ("Connection error.") around it, so a fault
+ * our fetch named is found as that error's cause.
+ */
+function tooLarge(err: unknown): ResponseTooLargeError | null {
+  if (err instanceof ResponseTooLargeError) return err;
+  return err instanceof APIConnectionError && err.cause instanceof ResponseTooLargeError ? err.cause : null;
+}
+
+/**
+ * What a failed attempt's ledger row says: the message (our fetch's own rather than the SDK's "Connection error."
+ * around it) and the request id, the provider's where it sent one, else `fallback`.
+ */
+export function attemptFailure(err: unknown, fallback: string | null = null): { message: string; requestId: string | null } {
+  const named = tooLarge(err);
+  const cause = named ?? err;
+  const message = cause instanceof Error ? cause.message.slice(0, 1000) : String(cause);
+  return { message, requestId: named?.requestId ?? (err as { requestID?: string | null } | null)?.requestID ?? fallback };
+}
+
+/** The error a failed call is reported with: our fetch's named fault itself, not the SDK's wrapper that hides it. */
+export function reportedCause(err: unknown): unknown {
+  return tooLarge(err) ?? err;
+}
+
 export function classifyFailure(err: unknown): FailureClass {
   const fail = (kind: FailureKind, retryable: boolean, status: number | null = null, after: number | null = null): FailureClass => ({
     kind,
@@ -57,6 +83,10 @@ export function classifyFailure(err: unknown): FailureClass {
   });
   // Order matters: the abort and timeout errors are subclasses of the connection error, which is an APIError.
   if (err instanceof APIUserAbortError) return fail('aborted', false);
+  // Not retryable: the network does not make a body larger, the server made it so, and asking again for an answer
+  // it may bill (mayBeBilled) would likely pay again for the same one. Its status is the answer's.
+  const oversize = tooLarge(err);
+  if (oversize) return fail('too_large', false, oversize.status);
   if (err instanceof APIConnectionTimeoutError) return fail('timeout', true);
   if (err instanceof APIConnectionError) return fail('connection', true);
   if (err instanceof APIError && typeof err.status === 'number') {
@@ -92,7 +122,9 @@ function errorCode(err: unknown): string | undefined {
  *     (a gateway gave up on an upstream that may still be generating): billable;
  *   - an HTTP error answer otherwise (4xx, 429, 500, 502, 503): the provider refused or failed the request
  *     and does not bill it; a 408 means it never had the whole request;
- *   - a connection never made (refused, no route, unknown host), or a failure that is not the SDK's: not sent.
+ *   - a connection never made (refused, no route, unknown host), or a failure that is not the SDK's: not sent;
+ *   - an answer over our size cap: billed as its status says. A 2xx means the provider did the work (a body we
+ *     refused to read is still generated, and billed); an error status means what it would with a small body.
  * The caller knows one more case: a signal already aborted before the request is never sent (the SDK checks it).
  */
 export function mayBeBilled(err: unknown, failure: FailureClass = classifyFailure(err)): boolean {
@@ -107,6 +139,8 @@ export function mayBeBilled(err: unknown, failure: FailureClass = classifyFailur
     }
     case 'server':
       return failure.status === 504;
+    case 'too_large':
+      return failure.status !== null && ((failure.status >= 200 && failure.status < 300) || failure.status === 504);
     default:
       return false;
   }

@@ -1,5 +1,6 @@
 // What the model layer needs from configuration, as a zod schema; src/config.ts builds it from the environment.
 import { z } from 'zod';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 
 export const AGENT_NAMES = ['queryExpander', 'reranker', 'scorer', 'reflector'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
@@ -19,6 +20,12 @@ export const llmSettingsSchema = z.object({
   baseUrl: z.url().optional().describe('OpenAI-compatible base URL ending in /v1; undefined means api.openai.com'),
   apiKey: z.string().min(1).optional().describe('provider API key; unset for local servers (Ollama, vLLM) that need none'),
   timeoutMs: z.number().int().positive().default(60_000).describe('per-request timeout'),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_MAX_RESPONSE_BYTES)
+    .describe('cap on one answer body (after decompression); a larger one is refused and its socket closed'),
   maxRetries: z.number().int().min(0).max(10).default(3).describe('our retries; the SDK never retries'),
   retryBaseMs: z.number().int().positive().default(500),
   retryMaxMs: z.number().int().positive().default(20_000),

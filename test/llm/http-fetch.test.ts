@@ -4,11 +4,33 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import zlib from 'node:zlib';
-import { createHttpFetch } from '../../src/llm/http-fetch.js';
+import { createHttpFetch, ResponseTooLargeError } from '../../src/llm/http-fetch.js';
 
 let server: http.Server;
 let base: string;
 const httpFetch = createHttpFetch();
+let resolveDeclared: (bodySent: boolean) => void;
+const declaredBodySent = new Promise<boolean>((resolve) => (resolveDeclared = resolve));
+let resolveEndless: (bytes: number) => void;
+const endlessClosed = new Promise<number>((resolve) => (resolveEndless = resolve));
+// 8 MiB of zeros, about 8 KB compressed.
+const bomb = zlib.gzipSync(Buffer.alloc(8 * 1024 * 1024));
+
+/** Writes 64 KiB chunks as the client reads them until it closes the socket (or, were nothing enforced, 64 MiB). */
+function endless(res: http.ServerResponse): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let sent = 0;
+  const write = () => {
+    while (!res.destroyed && sent < 64 * 1024 * 1024) {
+      sent += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', write);
+    }
+    res.end();
+  };
+  res.on('close', () => resolveEndless(sent));
+  res.writeHead(200, { 'content-type': 'application/json' });
+  write();
+}
 
 before(async () => {
   server = http.createServer((req, res) => {
@@ -25,6 +47,19 @@ before(async () => {
       } else if (req.url === '/empty') {
         res.writeHead(204);
         res.end();
+      } else if (req.url === '/declared') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1024 * 1024) });
+        res.flushHeaders();
+        // Sent a moment later: a client that refuses on the header has closed the socket by then.
+        setTimeout(() => {
+          resolveDeclared(!res.destroyed);
+          res.end(Buffer.alloc(1024 * 1024, 'x'));
+        }, 50);
+      } else if (req.url === '/endless') {
+        endless(res);
+      } else if (req.url === '/bomb') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(bomb);
       } else if (req.url === '/slow') {
         setTimeout(() => res.end('late'), 5_000).unref();
       } else {
@@ -75,4 +110,18 @@ test('an abort rejects with an AbortError, before or during the request', async 
 test('a refused connection rejects; bodies it cannot send are refused up front', async () => {
   await assert.rejects(httpFetch('http://127.0.0.1:1/x'), { code: 'ECONNREFUSED' });
   await assert.rejects(httpFetch(`${base}/echo`, { method: 'POST', body: new FormData() }), TypeError);
+});
+
+test('an answer past the cap is refused at the cap: declared, streamed without end, or inflated from a small gzip', async () => {
+  const capped = createHttpFetch({ maxResponseBytes: 64 * 1024 });
+  const tooLarge = (status: number) => (err: unknown) => err instanceof ResponseTooLargeError && err.limitBytes === 64 * 1024 && err.status === status;
+  await assert.rejects(capped(`${base}/declared`), tooLarge(200));
+  assert.equal(await declaredBodySent, false, 'refused on its content-length, before the body');
+  await assert.rejects(capped(`${base}/endless`), tooLarge(200));
+  const closed = await endlessClosed;
+  assert.ok(closed < 16 * 1024 * 1024, `the server stopped when the socket closed, after ${closed} bytes`);
+  await assert.rejects(capped(`${base}/bomb`), tooLarge(200));
+  // An answer within the cap, on the same agent, is read as before.
+  assert.equal((await capped(`${base}/echo`, { method: 'POST', body: 'x' })).status, 201);
+  assert.deepEqual(await (await capped(`${base}/gzip`)).json(), { compressed: true });
 });

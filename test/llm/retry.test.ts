@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { DeadlineExceededError, ModelCallError } from '../../src/llm/errors.js';
-import { backoffDelay, mayBeBilled, retryAfterMs, withRetry } from '../../src/llm/retry.js';
+import { ResponseTooLargeError } from '../../src/llm/http-fetch.js';
+import { backoffDelay, classifyFailure, mayBeBilled, retryAfterMs, withRetry } from '../../src/llm/retry.js';
 import { fakeReply } from '../support/fake-llm-server.js';
 import { ORG, setupLlm } from './harness.js';
 
@@ -194,4 +195,9 @@ test('mayBeBilled: sent and unanswered attempts may be billed; refused and unsen
   assert.equal(mayBeBilled(status(504)), true);
   for (const s of [400, 408, 429, 500, 502, 503]) assert.equal(mayBeBilled(status(s)), false, String(s));
   assert.equal(mayBeBilled(new TypeError('a bug before sending')), false);
+  // An answer over our cap, as the SDK reports it: the provider did the work of a 2xx (and a 504's upstream may have).
+  const tooLarge = (s: number) => new APIConnectionError({ cause: new ResponseTooLargeError(1024, s, null) });
+  for (const s of [200, 504]) assert.equal(mayBeBilled(tooLarge(s)), true, String(s));
+  for (const s of [400, 429, 500, 503]) assert.equal(mayBeBilled(tooLarge(s)), false, String(s));
+  assert.deepEqual(classifyFailure(tooLarge(200)), { kind: 'too_large', retryable: false, status: 200, retryAfterMs: null });
 });

@@ -4,6 +4,8 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { loadModelRegistry } from '../../src/llm/model-registry.js';
 
 export interface FakeUsage {
@@ -29,6 +31,12 @@ export type FakeReply = (
   | { type: 'hang' }
   /** Destroys the socket without an answer: the client sees a connection error. */
   | { type: 'drop' }
+  /**
+   * A chat completion whose content is padded to make the body `bytes` long (Infinity: it never ends), sent without a
+   * content-length and as fast as the client reads it (backpressure): a broken or hostile server. Stops when the
+   * client closes the socket.
+   */
+  | { type: 'large'; bytes: number; status?: number }
 ) & { headers?: Record<string, string>; delayMs?: number };
 
 export interface FakeRequestBody {
@@ -100,6 +108,8 @@ export const fakeReply = {
   error: (status: number, message = 'error', code: string | null = null): FakeReply => ({ type: 'error', status, error: { message, type: 'invalid_request_error', code } }),
   hang: (): FakeReply => ({ type: 'hang' }),
   drop: (): FakeReply => ({ type: 'drop' }),
+  large: (bytes: number, status = 200): FakeReply => ({ type: 'large', bytes, status }),
+  endless: (status = 200): FakeReply => ({ type: 'large', bytes: Infinity, status }),
   slow: (ms: number, reply: FakeReply): FakeReply => ({ ...reply, delayMs: (reply.delayMs ?? 0) + ms }),
 };
 
@@ -145,6 +155,14 @@ function chatCompletion(seq: number, body: FakeRequestBody, reply: Extract<FakeR
       prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
     },
   };
+}
+
+/** A body of `bytes` bytes (never ending for Infinity): head, padding in 64 KiB chunks, tail. */
+function* padded(head: string, tail: string, bytes: number): Generator<Buffer> {
+  yield Buffer.from(head);
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  for (let left = bytes - head.length - tail.length; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+  yield Buffer.from(tail);
 }
 
 export async function startFakeLlmServer(opts: StartOptions = {}) {
@@ -242,6 +260,13 @@ export async function startFakeLlmServer(opts: StartOptions = {}) {
         return;
       case 'drop':
         return void req.socket.destroy();
+      case 'large': {
+        const pad = '@@pad@@';
+        const [head, tail] = JSON.stringify(chatCompletion(n, body, { type: 'chat', content: pad })).split(pad) as [string, string];
+        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...headers });
+        // Made lazily and read as fast as the client takes it; the pipeline stops when the client closes the socket.
+        return void pipeline(Readable.from(padded(head, tail, reply.bytes)), res).catch(() => {});
+      }
       case 'raw':
         return send(res, reply.status, reply.body, headers);
       case 'error':
