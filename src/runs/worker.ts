@@ -9,7 +9,7 @@ import type { AgentCallContext, Agents } from '../agents/types.js';
 import { exchangeRecord } from '../audit/exchanges.js';
 import type { Journal } from '../audit/journal.js';
 import type { CandidateStore } from '../candidates/candidate-store.js';
-import type { Database } from '../db/database.js';
+import { sqlState, type Database } from '../db/database.js';
 import { initialContext, type RunContext } from '../matching/context.js';
 import type { Engine } from '../matching/domain.js';
 import { CancelRequested } from '../matching/steps.js';
@@ -17,6 +17,7 @@ import { CancelledAtBoundary, runWorkflow, WorkflowInterrupted, type RunEventInp
 import type { Metrics } from '../metrics.js';
 import type { Search } from '../retrieval/search.js';
 import { scrubRole } from '../roles/scrub-role.js';
+import { runError } from './run-error.js';
 import type { Stop } from './run-schemas.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 
@@ -251,14 +252,16 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, runLog, run.startedAt);
         return;
       }
-      iterationLog().error({ err: describe(cause) }, 'run failed');
+      // The raw error, with its SQLSTATE if it is the database's, is logged here; the run's owner reads runError's words.
+      iterationLog().error({ err: describe(cause), sqlState: sqlState(cause) }, 'run failed');
+      const failure = runError(cause);
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
-        await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: describe(cause) });
+        await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` });
         await handBack(run.id, { countAttempt: true });
         return;
       }
-      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, { title: (cause as Error).name ?? 'Error', detail: (cause as Error).message ?? String(cause) }, runLog, run.startedAt);
+      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, failure, runLog, run.startedAt);
     }
   }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
 import { initialContext } from '../../src/matching/context.js';
+import { DATABASE_ERROR_DETAIL } from '../../src/runs/run-error.js';
 import { createRunQueue } from '../../src/runs/run-queue.js';
 import { testClock } from '../support/clock.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
@@ -303,6 +304,34 @@ test('a run that keeps failing ends failed with a named error after the attempt 
     assert.equal(done.stop.reason, 'error');
     assert.ok(done.error.title && done.error.detail.includes('expander exploded'));
     assert.equal(calls, 2, 'claimed exactly maxAttempts times');
+  });
+});
+
+test('a run that fails on a database error is a DatabaseError whose words are ours: the data the error quoted is only logged', async () => {
+  // PostgreSQL quotes the value it could not read: 22P02, invalid input syntax for type integer: "<the value>".
+  const canary = 'canary-4711-jane@example.com';
+  const broken = (agents: Agents): Agents => ({
+    ...agents,
+    queryExpander: {
+      expand: async () => {
+        await rt.db.query('SELECT $1::int', [canary]);
+        throw new Error('unreachable');
+      },
+    },
+  });
+  await withWorker({ wrap: broken, maxAttempts: 2 }, async () => {
+    const run = (await startRun({ role: GO_ROLE })).json();
+    const done = await finished(run.id);
+    assert.equal(done.status, 'failed');
+    assert.deepEqual(done.error, { title: 'DatabaseError', detail: DATABASE_ERROR_DETAIL });
+    const events = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?limit=100`, headers: rt.auth() })).json();
+    const retrying = events.items.find((e: { type: string }) => e.type === 'run.retrying');
+    assert.equal(retrying?.data.error, `DatabaseError: ${DATABASE_ERROR_DETAIL}`, 'the first attempt\'s event says the same');
+    assert.equal(JSON.stringify([done, events]).includes(canary), false, 'nothing of the data reaches the run or its events');
+    // The raw error is in the log, with its SQLSTATE and the run's id, for the operator.
+    const logged = rt.logs.filter((l) => l.msg === 'run failed' && l.runId === run.id);
+    assert.equal(logged.length, 2);
+    assert.ok(logged.every((l) => l.sqlState === '22P02' && String(l.err).includes(canary)), JSON.stringify(logged));
   });
 });
 
