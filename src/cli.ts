@@ -53,6 +53,7 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
   'create-api-key': {
     usage: 'create-api-key --org NAME       create the organisation if needed and print a new key (last line)',
     run: async (db, args) => {
+      // One transaction (register, in api-keys.ts): a key insert that fails leaves no organisation without a key.
       const { key, prefix } = await createApiKeyStore(db).create(required(args, 'org'));
       process.stdout.write(`created key with prefix ${prefix} for organisation ${args.org}\n${key}\n`);
     },

@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { createApiKeyStore } from '../src/auth/api-keys.js';
+import { openDatabase } from '../src/db/database.js';
+import { migratedDump } from './support/database.js';
 import { startTestRuntime } from './support/runtime.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -64,5 +67,43 @@ test('an unknown option, a missing option value or a stray argument is a usage e
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('create-api-key writes the organisation and its key in one transaction: a refused key leaves no organisation', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const open = async (load: boolean) => openDatabase({ dataDir, poolMax: 2, ...(load ? { loadDataDir: await migratedDump() } : {}) });
+  // The key insert fails (as a taken prefix or a lost connection would), after the organisation's insert.
+  let db = await open(true);
+  await db.query(`CREATE FUNCTION refuse_key() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'key refused'; END $$`);
+  await db.query('CREATE TRIGGER refuse_key BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_key()');
+  await db.close();
+
+  const refused = cli(['create-api-key', '--org', 'acme-atomic'], dataDir);
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /key refused/);
+  assert.equal(refused.stdout, '', 'no key is printed');
+  db = await open(false);
+  try {
+    const orgs = await db.query('SELECT id FROM organisations WHERE name = $1', ['acme-atomic']);
+    assert.equal(orgs.rowCount, 0, 'the organisation was rolled back with its key');
+    await db.query('DROP TRIGGER refuse_key ON api_keys');
+  } finally {
+    await db.close();
+  }
+
+  // The output contract holds: the new key alone on the last line of stdout, and it works.
+  const created = cli(['create-api-key', '--org', 'acme-atomic'], dataDir);
+  assert.equal(created.status, 0, created.stderr);
+  const key = created.stdout.trimEnd().split('\n').at(-1)!;
+  assert.match(key, /^tm_[a-z0-9]{10}_[A-Za-z0-9_-]{20,}$/);
+  db = await open(false);
+  try {
+    const org = (await db.query<{ id: string }>('SELECT id FROM organisations WHERE name = $1', ['acme-atomic'])).rows;
+    assert.equal(org.length, 1);
+    assert.equal((await createApiKeyStore(db).verify(key))?.orgId, org[0]!.id);
+  } finally {
+    await db.close();
   }
 });

@@ -1,7 +1,7 @@
 // API keys per organisation: generated once, stored as a SHA-256 hash, verified in constant time.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RecentCache } from '../cache/recent-cache.js';
-import type { Queryable } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 
 export interface Caller {
   orgId: string;
@@ -43,14 +43,18 @@ export interface ApiKeyStoreOptions {
   now?: () => number;
 }
 
-export function createApiKeyStore(db: Queryable, opts: ApiKeyStoreOptions = {}) {
+/**
+ * `db`: the Database, or a transaction's Queryable (bootstrap registers its key inside its own). Given the Database,
+ * each registration is a transaction of its own; given a transaction, it is part of the caller's.
+ */
+export function createApiKeyStore(db: Queryable | Database, opts: ApiKeyStoreOptions = {}) {
   // Keyed by the key's hash, like the table: the raw key is not kept past the request.
   const verified = new RecentCache<Caller>({ ttlMs: opts.cacheTtlMs ?? 0, maxEntries: 10_000, now: opts.now });
   // A verification that read api_keys before a revocation here must not cache what it read.
   let revocations = 0;
 
-  async function ensureOrganisation(name: string): Promise<string> {
-    const r = await db.query<{ id: string }>(
+  async function ensureOrganisation(q: Queryable, name: string): Promise<string> {
+    const r = await q.query<{ id: string }>(
       `INSERT INTO organisations (name) VALUES ($1)
        ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
       [name],
@@ -58,15 +62,22 @@ export function createApiKeyStore(db: Queryable, opts: ApiKeyStoreOptions = {}) 
     return r.rows[0]!.id;
   }
 
+  /**
+   * The organisation and its key in one transaction: a key insert that fails (a prefix taken, the database going
+   * away) must not leave behind an organisation the operator never got a key for.
+   */
   async function register(orgName: string, key: string): Promise<{ prefix: string; orgId: string }> {
-    const orgId = await ensureOrganisation(orgName);
-    const prefix = prefixOf(key);
-    await db.query('INSERT INTO api_keys (org_id, prefix, key_hash) VALUES ($1, $2, $3)', [orgId, prefix, hashKey(key)]);
-    return { prefix, orgId };
+    const write = async (tx: Queryable) => {
+      const orgId = await ensureOrganisation(tx, orgName);
+      const prefix = prefixOf(key);
+      await tx.query('INSERT INTO api_keys (org_id, prefix, key_hash) VALUES ($1, $2, $3)', [orgId, prefix, hashKey(key)]);
+      return { prefix, orgId };
+    };
+    return 'withTransaction' in db ? db.withTransaction(write) : write(db);
   }
 
   return {
-    ensureOrganisation,
+    ensureOrganisation: (name: string): Promise<string> => ensureOrganisation(db, name),
 
     /** Creates the organisation if needed and a new key; the key itself is shown only here. */
     async create(orgName: string): Promise<{ key: string; prefix: string; orgId: string }> {
