@@ -91,31 +91,36 @@ export function createRunStore(db: Database) {
      * Creates a run, with its inline role if it has one, and its run.queued event, in one statement, unless the
      * organisation already has maxInFlight runs queued or running. Call it under lockRunStarts, so concurrent
      * starts of one organisation count in turn. The outcome names what stopped it; on 'key_taken' (another request
-     * with the same Idempotency-Key won) the caller rolls back, which takes the inline role back too.
+     * with the same Idempotency-Key won) the caller rolls back, which takes the inline role back too. A taken key
+     * wins over the cap: the run that took it may be the one that filled the cap.
      */
     async create(tx: Queryable, run: NewRun): Promise<CreateOutcome> {
       const values: unknown[] = [run.orgId, run.maxInFlight];
       const param = (v: unknown) => `$${values.push(v)}`;
+      const key = param(run.idempotencyKey);
       const roleSource = run.role
         ? `INSERT INTO roles (org_id, ${ROLE_INSERT_COLUMNS})
              SELECT $1, ${roleInsertValues(run.role).map(param).join(', ')} FROM inflight WHERE inflight.n < $2 RETURNING id`
         : `SELECT id FROM roles WHERE org_id = $1 AND id = ${param(run.roleId ?? null)}::uuid`;
-      const r = await tx.query<RunRow & { in_flight: number; roles: number }>(
+      const r = await tx.query<RunRow & { in_flight: number; roles: number; key_taken: boolean }>(
         `WITH inflight AS (SELECT count(*)::int AS n FROM matching_runs WHERE org_id = $1 AND status IN ('queued', 'running')),
          role AS (${roleSource}),
          created AS (
            INSERT INTO matching_runs AS r (org_id, role_id, engine, params, progress, idempotency_key, request_hash, event_seq, version)
            SELECT $1, role.id, ${param(run.engine)}, ${param(JSON.stringify(run.params))}, ${param(JSON.stringify(initialProgress(run.params)))},
-                  ${param(run.idempotencyKey)}, ${param(run.requestHash)}, 1, 2
+                  ${key}::text, ${param(run.requestHash)}, 1, 2
            FROM role, inflight WHERE inflight.n < $2
            ON CONFLICT (org_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
            RETURNING ${RUN_COLUMNS}),
          queued AS (INSERT INTO run_events (run_id, seq, type, data) SELECT id, 1, 'run.queued', ${param(JSON.stringify({ engine: run.engine }))} FROM created)
-         SELECT inflight.n AS in_flight, (SELECT count(*)::int FROM role) AS roles, created.*
+         SELECT inflight.n AS in_flight, (SELECT count(*)::int FROM role) AS roles,
+                EXISTS (SELECT 1 FROM matching_runs WHERE org_id = $1 AND idempotency_key = ${key}::text) AS key_taken, created.*
          FROM inflight LEFT JOIN created ON true`,
         values,
       );
       const row = r.rows[0]!;
+      // First: a retry that arrived with the first request is answered with its run, even once that run fills the cap.
+      if (row.key_taken) return { outcome: 'key_taken' };
       if (row.in_flight >= run.maxInFlight) return { outcome: 'over_limit' };
       if (row.roles === 0) return { outcome: 'role_missing' };
       if (!row.id) return { outcome: 'key_taken' };
