@@ -281,9 +281,19 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       );
     },
 
-    /** One statement, atomic by itself: no transaction (BEGIN and COMMIT were two more round trips per run start). */
+    /**
+     * Appends an event to a run this worker still holds, in one statement; nothing if it lost the lease (its
+     * heartbeat may not have noticed yet): the run's timeline is its new owner's.
+     */
     async appendEvent(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
-      await appendEvent(db, runId, type, data);
+      await db.query(
+        `WITH r AS (
+           UPDATE matching_runs SET event_seq = event_seq + 1, version = version + 1
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           RETURNING event_seq)
+         INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $3, $4 FROM r`,
+        [runId, workerId, type, JSON.stringify(data)],
+      );
     },
   };
 }

@@ -1,0 +1,52 @@
+// A worker that lost its lease without noticing yet (its heartbeat has not run) writes nothing to the run: the
+// run belongs to whoever holds the lease now.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Agents } from '../../src/agents/types.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startTestWorker } from '../support/worker.js';
+
+let rt: TestRuntime;
+before(async () => {
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
+  assert.equal(res.statusCode, 200);
+});
+after(() => rt.close());
+
+test('a worker whose lease was taken, failing with a retryable error, writes no run.retrying to the new owner’s run', async () => {
+  let stolenAt: number | null = null;
+  // The expander's call outlives the lease: meanwhile another worker claims the run. Then the call fails as a
+  // provider outage would (retryable).
+  const stolenThenFailing = (agents: Agents): Agents => ({
+    ...agents,
+    queryExpander: {
+      expand: async (_input, ctx) => {
+        const r = await rt.db.query<{ version: number }>(
+          "UPDATE matching_runs SET lease_owner = 'the-new-owner', lease_expires_at = now() + interval '1 hour', attempts = attempts + 1 WHERE id = $1 RETURNING version",
+          [ctx.runId],
+        );
+        stolenAt = r.rows[0]!.version;
+        throw new Error('provider unavailable');
+      },
+    },
+  });
+  // No heartbeat within the test: the worker learns of the loss only from its own writes.
+  const worker = startTestWorker(rt, { wrap: stolenThenFailing, leaseMs: 3_600_000, heartbeatMs: 1_800_000 });
+  let runId = '';
+  try {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+    assert.equal(res.statusCode, 202, res.body);
+    runId = res.json().id;
+    await waitFor(async () => stolenAt !== null && worker.activeRuns().length === 0, 20_000, 'the worker to give the run up');
+  } finally {
+    await worker.stop(2_000);
+  }
+  const events = await rt.db.query<{ type: string }>('SELECT type FROM run_events WHERE run_id = $1 ORDER BY seq', [runId]);
+  assert.ok(!events.rows.some((e) => e.type === 'run.retrying'), `no event from the old owner: ${events.rows.map((e) => e.type).join(', ')}`);
+  const row = (await rt.db.query<{ version: number; lease_owner: string; attempts: number }>('SELECT version, lease_owner, attempts FROM matching_runs WHERE id = $1', [runId])).rows[0]!;
+  assert.equal(row.lease_owner, 'the-new-owner');
+  assert.equal(row.attempts, 2);
+  assert.equal(row.version, stolenAt, 'the run did not move after the new owner took it');
+});
