@@ -18,7 +18,6 @@ export interface ClaimedRun {
   checkpoint: RunContext | null;
   attempts: number;
   startedAt: Date;
-  firstClaim: boolean;
   /** No worker claimed the run before this one: it has made no model call and written no checkpoint. */
   neverClaimed: boolean;
   /** The run's role, read with the claim when there is no checkpoint to start from (null if it is gone). */
@@ -104,7 +103,6 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         checkpoint: RunContext | null;
         attempts: number;
         started_at: Date;
-        first_claim: boolean;
         never_claimed: boolean;
         role: RoleSpec | null;
       }>(
@@ -116,7 +114,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
                ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) c
          WHERE r.id = c.id
          RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
-                   (r.attempts = 1) AS first_claim, c.never_claimed,
+                   c.never_claimed,
                    CASE WHEN r.checkpoint IS NULL THEN
                      (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role`,
         [workerId, leaseMs, maxAttempts, excludeIds],
@@ -132,7 +130,6 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         checkpoint: row.checkpoint,
         attempts: row.attempts,
         startedAt: row.started_at,
-        firstClaim: row.first_claim,
         neverClaimed: row.never_claimed,
         role: row.role,
       };

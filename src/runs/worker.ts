@@ -155,7 +155,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     const traceTo = { runId: run.id, orgId: run.orgId };
     // The start (or resumption) joins the timeline with the workflow's first write, which the first step does not wait for.
     let opening: RunEventInput;
-    if (run.firstClaim) {
+    // Whether the run ever ran, not whether this is attempt 1: a hand-back on shutdown gives the attempt back.
+    if (run.neverClaimed) {
       deps.metrics.runsStarted.inc({ engine: run.engine });
       opening = { type: 'run.started', data: { engine: run.engine, attempt: run.attempts } };
       deps.journal.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
@@ -163,7 +164,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       opening = { type: 'run.resumed', data: { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step } };
       deps.journal.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
     }
-    iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.firstClaim ? 'run started' : 'run resumed');
+    iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.neverClaimed ? 'run started' : 'run resumed');
     const deadline = run.startedAt.getTime() + opts.deadlineMs;
     const callContext: AgentCallContext = {
       ...(await deps.callContextFor(run, signal, deadline)),

@@ -1,11 +1,12 @@
 // A run handed back to the queue (a retryable failure, a shutdown) has its ledger rows written first: the next claim
-// builds the run's budget from the ledger, and a row still waiting in the journal would be spend it never sees.
+// builds the run's budget from the ledger, and a row still waiting in the journal would be spend it never sees. The
+// next claim resumes it: the timeline and the trail say it started once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
-import { startTestWorker } from '../support/worker.js';
+import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
 before(async () => {
@@ -55,4 +56,34 @@ test('a run retried after a failure is claimed again with every model call of it
   } finally {
     await worker.stop(2_000);
   }
+});
+
+test('a run handed back on shutdown is resumed by the next worker, not started a second time', async () => {
+  const never = gate();
+  // The reranker waits until the run is aborted, as a slow model call would.
+  const stuckReranker = (agents: Agents): Agents => ({
+    ...agents,
+    reranker: {
+      rerank: async (input, ctx) => {
+        await Promise.race([never.opened, new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason)))]);
+        return agents.reranker.rerank(input, ctx);
+      },
+    },
+  });
+  const stuck = startTestWorker(rt, { wrap: stuckReranker });
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 3 } });
+  assert.equal(res.statusCode, 202, res.body);
+  const id = res.json().id as string;
+  await waitFor(async () => (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json().progress.candidatesSeen > 0, 20_000, 'the reranker');
+  await stuck.stop(100);
+  const next = startTestWorker(rt);
+  try {
+    await waitFor(async () => ['succeeded', 'failed', 'cancelled'].includes((await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json().status), 20_000, 'the run');
+  } finally {
+    await next.stop(2_000);
+  }
+  const types = (await rt.db.query<{ type: string }>('SELECT type FROM run_events WHERE run_id = $1 ORDER BY seq', [id])).rows.map((e) => e.type);
+  assert.deepEqual(types.filter((t) => t === 'run.started' || t === 'run.resumed'), ['run.started', 'run.resumed'], types.join(', '));
+  const trail = await rt.db.query("SELECT 1 FROM run_trace WHERE run_id = $1 AND kind = 'run.started'", [id]);
+  assert.equal(trail.rowCount, 1, 'the trail records one start, with the engine the run started with');
 });
