@@ -74,6 +74,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
            error = jsonb_build_object('title', 'Attempts exhausted',
                                       'detail', format('The run was claimed %s times and never finished; the last worker stopped without finishing it.', attempts))
          WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND attempts >= $1
+                        AND cancel_requested_at IS NULL
                       FOR UPDATE SKIP LOCKED)
          RETURNING id, (progress->>'iteration')::int AS iteration`,
         [maxAttempts],
@@ -83,13 +84,36 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     });
   }
 
+  /**
+   * Ends cancelled the runs asked to cancel whose worker stopped without finishing them (its lease ran out, or it
+   * handed them back): no worker is left to reach the next step boundary, and none is to take them up again (the
+   * claim leaves them to this sweep), whatever attempts they have left.
+   */
+  async function cancelAbandoned(): Promise<string[]> {
+    return db.withTransaction(async (tx) => {
+      const reasoning = 'Cancelled on request; the shortlist keeps what was scored.';
+      const r = await tx.query<{ id: string; iteration: number }>(
+        `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL,
+           lease_expires_at = NULL, stop = jsonb_build_object('reason', 'cancelled', 'iteration', (progress->>'iteration')::int, 'reasoning', $1::text)
+         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND cancel_requested_at IS NOT NULL
+                      FOR UPDATE SKIP LOCKED)
+         RETURNING id, (progress->>'iteration')::int AS iteration`,
+        [reasoning],
+      );
+      for (const row of r.rows) await appendEvent(tx, row.id, 'run.stopped', { reason: 'cancelled', iteration: row.iteration, reasoning });
+      return r.rows.map((row) => row.id);
+    });
+  }
+
   return {
     workerId,
     failExhausted,
+    cancelAbandoned,
 
     /**
-     * Claims the oldest queued run, or a running one whose worker died (lease expired). Runs this
-     * process is still driving are excluded: a lease it lost but has not yet noticed is not a new run.
+     * Claims the oldest queued run, or a running one whose worker died (lease expired) unless it was asked to cancel
+     * (cancelAbandoned ends it). Runs this process is still driving are excluded: a lease it lost but has not yet
+     * noticed is not a new run.
      */
     async claim(excludeIds: string[] = []): Promise<ClaimedRun | null> {
       // One statement: the claim, whether the run was ever claimed (its started_at before this one), and the role
@@ -109,7 +133,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         `UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
            attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
          FROM (SELECT id, started_at IS NULL AS never_claimed FROM matching_runs
-               WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3))
+               WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3 AND cancel_requested_at IS NULL))
                  AND NOT (id = ANY($4::uuid[]))
                ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) c
          WHERE r.id = c.id

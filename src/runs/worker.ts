@@ -83,7 +83,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         if (!state) abort(run, 'lease_lost');
         else if (state.cancelRequested) abort(run, 'cancel');
       }
-      // A sweep, not part of claiming: runs that died on every attempt end failed within a heartbeat.
+      // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, and runs whose
+      // worker died after a cancel was asked end cancelled.
+      await queue.cancelAbandoned();
       await queue.failExhausted();
     })().catch((err) => log.warn({ err: describe(err) }, 'heartbeat failed'));
   }, opts.heartbeatMs);
