@@ -16,6 +16,8 @@ export interface FinishedRunAnswer {
 
 export class FinishedRunCache {
   readonly #answers: RecentCache<FinishedRunAnswer & { orgId: string }>;
+  /** Erasures seen: an answer read before one must not be kept after it dropped the answers. */
+  #erasures = 0;
 
   /** At most maxEntries answers and maxBytes of bodies (a 500-entry shortlist is about 750 KB). */
   constructor(ttlMs: number, opts: { maxEntries?: number; maxBytes?: number; now?: () => number } = {}) {
@@ -38,8 +40,17 @@ export class FinishedRunCache {
     return this.#answers.stale(`${orgId}/${runId}`);
   }
 
-  /** Stores or (after a version check) re-confirms an answer. */
-  keep(orgId: string, runId: string, answer: FinishedRunAnswer): void {
+  /** Taken before the reads that make or confirm an answer, and handed to keep(). */
+  epoch(): number {
+    return this.#erasures;
+  }
+
+  /**
+   * Stores or (after a version check) re-confirms an answer, unless an erasure came between the reads (as of
+   * `epoch`) and now: the answer may hold what it erased, and the erasure has already dropped what was cached.
+   */
+  keep(orgId: string, runId: string, answer: FinishedRunAnswer, epoch: number): void {
+    if (epoch !== this.#erasures) return;
     this.#answers.set(`${orgId}/${runId}`, { ...answer, orgId });
   }
 
@@ -49,6 +60,7 @@ export class FinishedRunCache {
 
   /** After an erasure: any of the organisation's shortlists may have named the candidate. */
   forgetOrganisation(orgId: string): void {
+    this.#erasures++;
     this.#answers.deleteWhere((answer) => answer.orgId === orgId);
   }
 }

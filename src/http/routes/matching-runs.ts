@@ -163,13 +163,15 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
 
   async function poll(reply: FastifyReply, orgId: string, runId: string, ifNoneMatch: string | undefined) {
     let answer: FinishedRunAnswer | undefined;
+    // Before any read: an erasure in this process while they are on their way keeps their answer out of the cache.
+    const epoch = deps.finishedRuns.epoch();
     const stale = deps.finishedRuns.stale(orgId, runId);
     if (stale || ifNoneMatch) {
       // One indexed read of the version decides: still the cached answer, not modified, or read it whole.
       const v = await deps.runs.version(orgId, runId);
       if (stale?.version === v.version) {
         answer = stale;
-        deps.finishedRuns.keep(orgId, runId, stale);
+        deps.finishedRuns.keep(orgId, runId, stale, epoch);
       } else {
         if (stale) deps.finishedRuns.forget(orgId, runId);
         if (matchesEtag(ifNoneMatch, etagOf(runId, v.version))) {
@@ -190,7 +192,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
         etag: etagOf(runId, version),
         body: Buffer.from(JSON.stringify(z.encode(RunSchema, run))),
       } satisfies FinishedRunAnswer;
-      deps.finishedRuns.keep(orgId, runId, answer);
+      deps.finishedRuns.keep(orgId, runId, answer, epoch);
     }
     return sendFinished(reply, answer, ifNoneMatch);
   }
