@@ -1,0 +1,50 @@
+// An erasure while a run is scoring the candidate: the entry written afterwards keeps only the id and the scores, as
+// the erasure left every entry already written.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Agents } from '../../src/agents/types.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startTestWorker } from '../support/worker.js';
+
+let rt: TestRuntime;
+before(async () => {
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
+  assert.equal(res.statusCode, 200);
+});
+after(() => rt.close());
+
+test('a candidate erased while the scorer weighs it is written to the shortlist with its id and scores only', async () => {
+  let erased: string | null = null;
+  // The first candidate scored is erased while its scorer's answer is on its way, as a slow model call would allow.
+  const erasing = (agents: Agents): Agents => ({
+    ...agents,
+    scorer: {
+      score: async (input, ctx) => {
+        if (erased === null) {
+          erased = input.candidate.id;
+          const res = await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${erased}`, headers: rt.auth() });
+          assert.equal(res.statusCode, 204);
+        }
+        return agents.scorer.score(input, ctx);
+      },
+    },
+  });
+  const worker = startTestWorker(rt, { wrap: erasing, globalScoreConcurrency: 1 });
+  let run;
+  try {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 3 } });
+    assert.equal(res.statusCode, 202, res.body);
+    run = await waitFor(async () => {
+      const r = (await rt.app!.inject({ url: `/v1/matching-runs/${res.json().id}`, headers: rt.auth() })).json();
+      return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+    }, 20_000, 'the run');
+  } finally {
+    await worker.stop(2_000);
+  }
+  assert.equal(run.status, 'succeeded', JSON.stringify(run.error));
+  const entry = run.shortlist.find((e: { candidateId: string }) => e.candidateId === erased);
+  assert.ok(entry, 'the entry keeps its place and scores');
+  assert.deepEqual({ externalId: entry.externalId, name: entry.name, rationale: entry.rationale, evidence: entry.evidence }, { externalId: null, name: null, rationale: null, evidence: [] });
+});
