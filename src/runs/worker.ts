@@ -186,6 +186,13 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The workflow's last checkpoint (its context has a stop) is written by the finish, with the run's end: the
     // context once instead of twice in a row, and a statement less between the last answer and the finished run.
     let closing: RunEventInput[] = [];
+    // A write refused for a lost lease aborts the run at once, as the heartbeat would later: the model calls still
+    // in flight are paid for answers that can no longer be written, and the run's new owner makes them again.
+    const fenced = <T>(write: Promise<T>): Promise<T> =>
+      write.catch((err: unknown) => {
+        if (err instanceof LeaseLostError) abort(active, 'lease_lost');
+        throw err;
+      });
     try {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
@@ -193,7 +200,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         views: deps.candidateStore.views,
         identities: deps.candidateStore.identities,
         saveEntries: async (c, entries) => {
-          const r = await queue.saveEntries(c, entries);
+          const r = await fenced(queue.saveEntries(c, entries));
           for (const entry of entries) {
             // Counted where the entry is written, so every engine's unscored candidates count, once each.
             if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
@@ -222,7 +229,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
             closing = [...closing, ...events];
             return { cancelRequested: false };
           }
-          return queue.checkpoint(c, events);
+          return fenced(queue.checkpoint(c, events));
         },
         trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
         onCancelRequested: () => abort(active, 'cancel'),

@@ -1,11 +1,11 @@
 // A worker that lost its lease without noticing yet (its heartbeat has not run) writes nothing to the run: the
-// run belongs to whoever holds the lease now.
+// run belongs to whoever holds the lease now. The first write refused tells it, and it stops there.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
-import { startTestWorker } from '../support/worker.js';
+import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
 before(async () => {
@@ -49,4 +49,37 @@ test('a worker whose lease was taken, failing with a retryable error, writes no 
   assert.equal(row.lease_owner, 'the-new-owner');
   assert.equal(row.attempts, 2);
   assert.equal(row.version, stolenAt, 'the run did not move after the new owner took it');
+});
+
+test('a write refused for a lost lease stops the model calls still in flight: their answers could not be written', async () => {
+  const scored: string[] = [];
+  const never = gate();
+  // The first scorer's call outlives the lease (another worker claims the run meanwhile); the second is a slow call,
+  // which ends only when the run is aborted.
+  const stolenWhileScoring = (agents: Agents): Agents => ({
+    ...agents,
+    scorer: {
+      score: async (input, ctx) => {
+        scored.push(input.candidate.id);
+        if (scored.length === 1) {
+          await rt.db.query("UPDATE matching_runs SET lease_owner = 'the-new-owner', lease_expires_at = now() + interval '1 hour' WHERE id = $1", [ctx.runId]);
+        } else {
+          await Promise.race([never.opened, new Promise((_, reject) => ctx.signal?.addEventListener('abort', () => reject(ctx.signal?.reason)))]);
+        }
+        return agents.scorer.score(input, ctx);
+      },
+    },
+  });
+  const worker = startTestWorker(rt, { wrap: stolenWhileScoring, leaseMs: 3_600_000, heartbeatMs: 1_800_000, globalScoreConcurrency: 1 });
+  try {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 3 } });
+    assert.equal(res.statusCode, 202, res.body);
+    await waitFor(async () => scored.length === 2, 20_000, 'the second scorer call');
+    // The first entry's write is refused; nothing else (no heartbeat within the test) tells the worker.
+    await waitFor(async () => worker.activeRuns().length === 0, 10_000, 'the worker to give the run up');
+    assert.equal(scored.length, 2, 'no further scorer call once the lease was known to be lost');
+  } finally {
+    never.open();
+    await worker.stop(2_000);
+  }
 });
