@@ -18,18 +18,30 @@ export interface TraceRow {
   at: Date;
 }
 
-/** The INSERT of audit-trail rows, in the order given (ids follow it), its parameters appended to values. */
+/**
+ * The INSERT of audit-trail rows, in the order given (ids follow it), its parameters appended to values. A row is
+ * written behind its work, which may outlive an erasure of its candidate (a scorer's answer arriving afterwards):
+ * one the erasure would have redacted, had it been written, is written redacted (see candidateStore.erase). On
+ * PostgreSQL an erasure that commits while this very statement runs can still miss its rows.
+ */
 function traceInsertSql(rows: TraceRow[], values: unknown[]): string {
   const param = (column: unknown[], type: string) => `$${values.push(column)}::${type}[]`;
+  const gone = (id: string) => `NOT EXISTS (SELECT 1 FROM candidates c WHERE c.id = ${id})`;
   return `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
-     SELECT * FROM unnest(${[
+     SELECT t.run_id, t.org_id, t.kind, t.candidate_id,
+            CASE WHEN (t.candidate_id IS NOT NULL AND ${gone('t.candidate_id')})
+                   OR (t.kind = 'model.exchange'
+                       AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(t.data -> 'candidateIds') x(id) WHERE ${gone('x.id::uuid')}))
+                 THEN '{"erased": true}'::jsonb ELSE t.data END,
+            t.at
+     FROM unnest(${[
        param(rows.map((r) => r.runId), 'uuid'),
        param(rows.map((r) => r.orgId), 'uuid'),
        param(rows.map((r) => r.kind), 'text'),
        param(rows.map((r) => r.candidateId), 'uuid'),
        param(rows.map((r) => JSON.stringify(typeof r.data === 'function' ? (r.data as () => unknown)() : r.data)), 'jsonb'),
        param(rows.map((r) => r.at), 'timestamptz'),
-     ].join(', ')})`;
+     ].join(', ')}) AS t(run_id, org_id, kind, candidate_id, data, at)`;
 }
 
 /** Many audit-trail rows in one statement, in the order given (ids follow it). */

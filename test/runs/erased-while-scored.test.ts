@@ -1,5 +1,5 @@
 // An erasure while a run is scoring the candidate: the entry written afterwards keeps only the id and the scores, as
-// the erasure left every entry already written.
+// the erasure left every entry already written, and the trail rows written afterwards are redacted as it redacts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
@@ -47,4 +47,24 @@ test('a candidate erased while the scorer weighs it is written to the shortlist 
   const entry = run.shortlist.find((e: { candidateId: string }) => e.candidateId === erased);
   assert.ok(entry, 'the entry keeps its place and scores');
   assert.deepEqual({ externalId: entry.externalId, name: entry.name, rationale: entry.rationale, evidence: entry.evidence }, { externalId: null, name: null, rationale: null, evidence: [] });
+  // The trail's rows of the candidate, written behind the work and so after the erasure, are redacted as it redacts.
+  const trail = await rt.db.query<{ kind: string; data: unknown }>('SELECT kind, data FROM run_trace WHERE run_id = $1 AND candidate_id = $2', [run.id, erased]);
+  assert.ok(trail.rows.length > 0);
+  for (const row of trail.rows) assert.deepEqual(row.data, { erased: true }, row.kind);
+});
+
+test('a model exchange whose answer came after its candidate was erased is written redacted', async () => {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  assert.equal(res.statusCode, 202, res.body);
+  const run = { runId: res.json().id as string, orgId: (await rt.db.query<{ org_id: string }>('SELECT org_id FROM matching_runs WHERE id = $1', [res.json().id])).rows[0]!.org_id };
+  const [kept, gone] = (await rt.db.query<{ id: string }>('SELECT id FROM candidates WHERE org_id = $1 ORDER BY external_id LIMIT 2', [run.orgId])).rows.map((r) => r.id);
+  // Both were in the requests, sent before the erasure; their answers, and so their rows, come after it.
+  assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${gone}`, headers: rt.auth() })).statusCode, 204);
+  const exchange = { agent: 'reranker', candidateIds: [kept, gone], request: { messages: [{ role: 'user', content: 'the scrubbed resumes' }] } };
+  rt.services.journal.trace(run, 'model.exchange', exchange);
+  rt.services.journal.trace(run, 'model.exchange', { agent: 'scorer', candidateIds: [gone], request: 'a scrubbed resume' }, gone!);
+  rt.services.journal.trace(run, 'model.exchange', { agent: 'scorer', candidateIds: [kept], request: 'another scrubbed resume' }, kept!);
+  await rt.services.journal.flush();
+  const rows = await rt.db.query<{ data: { agent?: string } }>("SELECT data FROM run_trace WHERE run_id = $1 AND kind = 'model.exchange' ORDER BY id", [run.runId]);
+  assert.deepEqual(rows.rows.map((r) => r.data.agent ?? r.data), [{ erased: true }, { erased: true }, 'scorer']);
 });
