@@ -4,14 +4,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
 import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
 before(async () => {
-  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
-  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
-  assert.equal(res.statusCode, 200);
+  rt = await startApiWithCandidates(backendPool());
 });
 after(() => rt.close());
 

@@ -4,16 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { testClock } from '../support/clock.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
 import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
 // Stopped below, so that a cached answer stays fresh for the whole test however slowly it runs.
 const clock = testClock();
 before(async () => {
-  rt = await startTestRuntime({ PROCESS_ROLE: 'api', CACHE_TTL_MS: '60000' }, { now: clock.now });
-  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
-  assert.equal(res.statusCode, 200);
+  rt = await startApiWithCandidates(backendPool(), { CACHE_TTL_MS: '60000' }, { now: clock.now });
 });
 after(() => rt.close());
 

@@ -6,7 +6,7 @@ import { DATABASE_ERROR_DETAIL } from '../../src/runs/run-error.js';
 import { createRunQueue } from '../../src/runs/run-queue.js';
 import { testClock } from '../support/clock.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
 import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
@@ -15,9 +15,7 @@ const clock = testClock();
 before(async () => {
   // No built-in worker: each test starts the worker it needs.
   // A short cache time, so a test can see a cached answer expire.
-  rt = await startTestRuntime({ PROCESS_ROLE: 'api', CACHE_TTL_MS: '1000' }, { now: clock.now });
-  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
-  assert.equal(res.statusCode, 200);
+  rt = await startApiWithCandidates(backendPool(), { CACHE_TTL_MS: '1000' }, { now: clock.now });
 });
 after(() => rt.close());
 

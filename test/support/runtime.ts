@@ -50,6 +50,17 @@ export async function startTestRuntime(env: Record<string, string> = {}, opts: {
   };
 }
 
+/**
+ * An API-only service (no built-in worker: the test starts the workers it observes) with `candidates` ingested
+ * through the API.
+ */
+export async function startApiWithCandidates(candidates: unknown[], env: Record<string, string> = {}, opts: { now?: () => number } = {}): Promise<TestRuntime> {
+  const rt = await startTestRuntime({ PROCESS_ROLE: 'api', ...env }, opts);
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates } });
+  if (res.statusCode !== 200) throw new Error(`ingesting the candidates answered ${res.statusCode}: ${res.body}`);
+  return rt;
+}
+
 /** Polls a condition without sleeping blindly: resolves as soon as it holds, fails after timeoutMs. */
 export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
