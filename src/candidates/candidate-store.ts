@@ -167,15 +167,24 @@ export function createCandidateStore(db: Database) {
 
     /**
      * Erasure: the row (raw PII, text, vectors) goes; finished shortlists keep only the id and the
-     * scores; audit-trail rows that carried the candidate's scrubbed text are redacted.
+     * scores; audit-trail rows that carried the candidate's scrubbed text are redacted. An unscored entry's reason
+     * goes too, from the entry and its event: a model's answer that did not parse was quoted in it.
      */
     async erase(orgId: string, id: string): Promise<boolean> {
       return db.withTransaction(async (tx) => {
         const r = await tx.query('DELETE FROM candidates WHERE org_id = $1 AND id = $2', [orgId, id]);
         if (r.rowCount === 0) return false;
         await tx.query(
-          `UPDATE shortlist_entries s SET external_id = NULL, name = NULL, rationale = NULL, evidence = '[]'::jsonb
+          `UPDATE shortlist_entries s SET external_id = NULL, name = NULL, rationale = NULL, evidence = '[]'::jsonb, reason = NULL
            FROM matching_runs m WHERE s.run_id = m.id AND m.org_id = $1 AND s.candidate_id = $2`,
+          [orgId, id],
+        );
+        // Every candidate.unscored event has its entry (one statement writes both): the entries find the runs.
+        await tx.query(
+          `UPDATE run_events e SET data = e.data - 'reason'
+           FROM matching_runs m WHERE e.run_id = m.id AND m.org_id = $1
+             AND m.id IN (SELECT run_id FROM shortlist_entries WHERE candidate_id = $2)
+             AND e.type = 'candidate.unscored' AND e.data ->> 'candidateId' = $2::text AND e.data ? 'reason'`,
           [orgId, id],
         );
         // The runs' answers changed: a new version is a new ETag, so no client or cache keeps the erased text.

@@ -207,8 +207,9 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
              WITH ORDINALITY AS t(candidate_id, status, external_id, name, subscores, total_score, rationale,
                                   evidence, reason, retrieval_score, iteration, event_type, event_data, ord)),
          -- A candidate erased since the step read it (its scorer's answer outlives the erasure, which found no entry
-         -- to redact) keeps only its id and scores, as erasure leaves every entry. The key-share lock orders this
-         -- write and a concurrent erasure: one waits for the other, and the erasure then sees the entry.
+         -- to redact) keeps only its id and scores, as erasure leaves every entry and event (no reason either). The
+         -- key-share lock orders this write and a concurrent erasure: one waits for the other, and the erasure then
+         -- sees the entry.
          live AS (SELECT id FROM candidates WHERE id = ANY($5::uuid[]) FOR KEY SHARE),
          s AS (
            INSERT INTO shortlist_entries (run_id, candidate_id, status, external_id, name, subscores, total_score,
@@ -216,12 +217,13 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
            SELECT $1, i.candidate_id, i.status, CASE WHEN l.id IS NULL THEN NULL ELSE i.external_id END,
                   CASE WHEN l.id IS NULL THEN NULL ELSE i.name END, i.subscores, i.total_score,
                   CASE WHEN l.id IS NULL THEN NULL ELSE i.rationale END, CASE WHEN l.id IS NULL THEN '[]'::jsonb ELSE i.evidence END,
-                  i.reason, i.retrieval_score, i.iteration
+                  CASE WHEN l.id IS NULL THEN NULL ELSE i.reason END, i.retrieval_score, i.iteration
            FROM input i CROSS JOIN r LEFT JOIN live l ON l.id = i.candidate_id ORDER BY i.ord
            ON CONFLICT (run_id, candidate_id) DO NOTHING),
          e AS (
            INSERT INTO run_events (run_id, seq, type, data)
-           SELECT $1, r.event_seq - $4 + i.ord, i.event_type, i.event_data FROM input i, r)
+           SELECT $1, r.event_seq - $4 + i.ord, i.event_type, CASE WHEN l.id IS NULL THEN i.event_data - 'reason' ELSE i.event_data END
+           FROM input i CROSS JOIN r LEFT JOIN live l ON l.id = i.candidate_id)
          SELECT cancel FROM r`,
         [
           ctx.runId,
