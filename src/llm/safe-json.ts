@@ -32,6 +32,19 @@ function nestingDepth(text: string): number {
   return max;
 }
 
+/**
+ * The parser's complaint without the text it quotes: V8 adds up to twenty characters around the fault
+ * (`Unexpected token 'L', ..."tionale": Led paymen"... is not valid JSON`). The text is a model's answer, often about
+ * a candidate, and the complaint goes where erasure cannot follow it: the ledger's error column, logs, an unscored
+ * entry's reason and its event. Its own words never hold a double quote, so the quote starts at the first one. The
+ * re-ask loses nothing: it shows the model its whole answer beside the issue.
+ */
+function unquoted(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const quote = message.indexOf('"');
+  return (quote < 0 ? message : message.slice(0, quote)).replace(/[\s,]+$/, '') || 'not parsable';
+}
+
 export function safeJsonParse(text: string, options: SafeJsonOptions = {}): SafeJsonResult {
   const maxChars = options.maxChars ?? DEFAULT_MAX_JSON_CHARS;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
@@ -51,7 +64,7 @@ export function safeJsonParse(text: string, options: SafeJsonOptions = {}): Safe
       return v;
     });
   } catch (err) {
-    return { ok: false, error: `invalid JSON: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, error: `invalid JSON: ${unquoted(err)}` };
   }
   if (forbidden !== null && (options.forbiddenKeys ?? 'reject') === 'reject') {
     return { ok: false, error: `forbidden key "${forbidden}" in JSON` };

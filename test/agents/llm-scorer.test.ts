@@ -53,6 +53,21 @@ test('out-of-bounds then missing sub-scores: re-asked up to the bound, then unsc
   assert.equal(await h.metrics.structuredReasks.get().then((m) => m.values.find((v) => v.labels.agent === 'scorer')?.value), 1);
 });
 
+test("an answer that is not JSON is not quoted where erasure cannot reach: the unscored reason, the ledger's error", async (t) => {
+  const h = await setupAgents({ settings: { reaskLimit: 1 } });
+  t.after(h.close);
+  // Prose about the candidate instead of the object: the parser's complaint quoted twenty characters of it.
+  const prose = ['Led payments at Paytrail for six years', '{"rationale": Led payments at Paytrail for six years}'];
+  h.server.script(fakeReply.text(prose[0]!), fakeReply.text(prose[1]!));
+  const out = await h.agents.scorer.score({ role, candidate }, h.ctx);
+
+  assert.ok(out.status === 'unscored');
+  assert.match(out.reason, /invalid JSON: Unexpected token 'L'/, 'it still says what was wrong');
+  const errors = h.ledger.entries().map((e) => e.error ?? '');
+  assert.equal(errors.length, 2);
+  for (const text of [out.reason, ...errors]) assert.doesNotMatch(text, /Led|paym|Paytrail/, text);
+});
+
 test('with two re-asks allowed, negative and fractional answers are rejected and the third valid one is used', async (t) => {
   const h = await setupAgents({ settings: { reaskLimit: 2 } });
   t.after(h.close);

@@ -51,3 +51,13 @@ test('invalid JSON is an error result, never a throw', () => {
   assert.equal(r.ok, false);
   assert.match(r.ok ? '' : r.error, /invalid JSON/);
 });
+
+test("a parse error says what was wrong without quoting the text, which can be a model's answer about a person", () => {
+  for (const text of ['Jane Doe led payments', '{"rationale": Jane Doe led payments}', '["Jane Doe led payments",]', '{"a": 1} Jane Doe']) {
+    const r = safeJsonParse(text);
+    assert.equal(r.ok, false);
+    const error = r.ok ? '' : r.error;
+    assert.match(error, /^invalid JSON: \S/, error);
+    assert.doesNotMatch(error, /Jane|Doe|payments/, error);
+  }
+});
