@@ -146,7 +146,10 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     await v1.register(candidateRoutes, {
       candidates: services.candidates,
       candidateStore: services.candidateStore,
-      onErased: (orgId) => finishedRuns.forgetOrganisation(orgId),
+      onErased: (orgId) => {
+        finishedRuns.forgetOrganisation(orgId);
+        services.candidateErased(orgId);
+      },
       writeRateLimit,
     });
     await v1.register(roleRoutes, { roleStore: services.roleStore, writeRateLimit });

@@ -49,6 +49,8 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     await ensureVectorIndex(db, embedder.model, embedder.dimension);
     const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter, now: opts.now });
     const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
+    const search = createSearch({ db, embedder });
+    services.onCandidateErased((orgId) => search.forget(orgId));
     const worker =
       config.PROCESS_ROLE === 'api'
         ? null
@@ -59,7 +61,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
               metrics: services.metrics,
               journal: services.journal,
               candidateStore: services.candidateStore,
-              search: createSearch({ db, embedder }),
+              search,
               ...createAgentsFactory(config, services),
               onRunQueued: services.onRunQueued,
             },

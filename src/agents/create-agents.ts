@@ -53,13 +53,13 @@ const VOCABULARY_TTL_MS = 60_000;
 const VOCABULARY_MAX_AGE_MS = 15 * 60_000;
 
 export function createAgentsFactory(config: Config, services: Services) {
-  const pool: PoolInsight = {
-    // Every expansion reads it (a GROUP BY over every candidate's skills); a minute-old vocabulary only
-    // misses skills of candidates added within that minute, which the expander then does not offer as filters.
-    // Recomputed in the background once that old, so that no expansion but an organisation's first waits for it.
-    skillVocabulary: memoizeRefreshing(VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary),
-    countMatching: services.candidateStore.countMatching,
-  };
+  // Every expansion reads it (a GROUP BY over every candidate's skills); a minute-old vocabulary only
+  // misses skills of candidates added within that minute, which the expander then does not offer as filters.
+  // Recomputed in the background once that old, so that no expansion but an organisation's first waits for it.
+  const skillVocabulary = memoizeRefreshing(VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary);
+  // The expander suggests the vocabulary's skills to a model: an erased candidate's must not outlive the erasure here.
+  services.onCandidateErased((orgId) => skillVocabulary.forget(orgId));
+  const pool: PoolInsight = { skillVocabulary, countMatching: services.candidateStore.countMatching };
   const heuristic = createHeuristicAgents(pool);
   // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.
   const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool) : null;

@@ -81,13 +81,20 @@ export class RecentCache<V> {
   }
 }
 
+/** A memoized load, and a way to drop what it remembers of one key. */
+export type Memoized<V> = ((key: string) => Promise<V>) & {
+  /** The key's value is dropped at once, and a reload under way is not kept: the next call loads anew and waits. */
+  forget(key: string): void;
+};
+
 /**
  * load(key), remembered per key; once older than ttlMs it is reloaded in the background while callers keep the
- * value they had (stale-while-revalidate). Only a key's first load, or one whose value is older than maxAgeMs
- * (reloads kept failing), is waited for. A failed first load is forgotten at once; a failed reload keeps the old
- * value, and the next call after ttlMs tries again. Concurrent callers share one load.
+ * value they had (stale-while-revalidate), up to maxAgeMs old: the first call after a quiet spell, or while reloads
+ * keep failing, may still get a value that old. Only a key's first load, or a value older than maxAgeMs, is waited
+ * for. A failed first load is forgotten at once; a failed reload keeps the old value, and the next call after ttlMs
+ * tries again. Concurrent callers share one load.
  */
-export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key: string) => Promise<V>): (key: string) => Promise<V> {
+export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key: string) => Promise<V>): Memoized<V> {
   interface Entry {
     at: number;
     value: Promise<V>;
@@ -104,7 +111,7 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
     );
     return entry;
   };
-  return (key) => {
+  const get = (key: string): Promise<V> => {
     const cached = entries.get(key);
     const age = cached ? Date.now() - cached.at : Infinity;
     if (cached && (age < ttlMs || !cached.ready)) return cached.value;
@@ -123,4 +130,6 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
     entries.set(key, entry);
     return entry.value;
   };
+  // A reload under way replaces only the entry it was started for (see above), so it cannot bring the key back.
+  return Object.assign(get, { forget: (key: string) => void entries.delete(key) });
 }

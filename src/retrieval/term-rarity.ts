@@ -47,6 +47,10 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs
   }
 
   return {
+    /** After an erasure: the statistics hold the erased resume's words, so the next search reads them anew. */
+    forget(orgId: string): void {
+      statsFor.forget(orgId);
+    },
     /** Candidates in the organisation's pool, as of the cached statistics. */
     async poolSize(orgId: string): Promise<number> {
       return (await statsFor(orgId)).pool;

@@ -12,6 +12,9 @@ export function startTestWorker(
 ) {
   const factory = createAgentsFactory(rt.config, rt.services);
   const { wrap, callContextFor, ...overrides } = opts;
+  // Wired as runtime.ts wires it: an erasure through the test's API drops what the search remembers of the pool.
+  const search = createSearch({ db: rt.db, embedder: rt.services.embedder });
+  rt.services.onCandidateErased((orgId) => search.forget(orgId));
   return startWorker(
     {
       db: rt.db,
@@ -19,7 +22,7 @@ export function startTestWorker(
       metrics: rt.services.metrics,
       journal: rt.services.journal,
       candidateStore: rt.services.candidateStore,
-      search: createSearch({ db: rt.db, embedder: rt.services.embedder }),
+      search,
       ...factory,
       agentsFor: (engine) => (wrap ? wrap(factory.agentsFor(engine)) : factory.agentsFor(engine)),
       callContextFor: callContextFor ? callContextFor(factory.callContextFor) : factory.callContextFor,
