@@ -128,13 +128,16 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       const changed = prepared.filter((c) => existing.get(c.externalId)?.hash !== c.contentHash);
       // Embedding happens before the transaction: no connection is held while a model works.
       const vectors = changed.length ? await embedder.embed(changed.map(embeddingText), { orgId }) : [];
-      const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }));
+      const read = new Map([...existing].map(([externalId, row]) => [externalId, row.id]));
+      const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
       refreshStatistics(changed.length);
+      const changedIds = new Set(changed.map((c) => c.externalId));
       return inputs.map(({ externalId }) => {
         const before = existing.get(externalId);
         const writtenId = ids.get(externalId);
         if (writtenId) return { externalId, id: writtenId, status: before ? 'updated' : 'created' };
-        return { externalId, id: before!.id, status: 'unchanged' };
+        // Changed and not written: erased while its text was embedded. The update came just before the erasure.
+        return { externalId, id: before!.id, status: changedIds.has(externalId) ? 'updated' : 'unchanged' };
       });
     },
   };

@@ -86,13 +86,29 @@ export function createCandidateStore(db: Database) {
       return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: scrubbedCopiesStale(row) ? '' : row.content_hash }]));
     },
 
-    /** Writes changed candidates and their vectors in one statement each; returns ids by externalId. */
+    /**
+     * Writes changed candidates and their vectors in one statement each; returns ids by externalId. `read` holds the
+     * ids of those that were stored when the caller read them (existingHashes): one erased since is not written, and
+     * is not in the result. The upload took effect just before the erasure, which removed it; written by external id,
+     * it would have come back under a new id. The rows still there are locked first (in id order, as concurrent uploads
+     * then take them), so an erasure that comes now waits for this write and then removes what it wrote.
+     */
     async upsert(
       tx: Queryable,
       orgId: string,
-      items: PreparedCandidate[],
+      prepared: PreparedCandidate[],
       embeddings: { model: string; vectors: number[][] },
+      read: ReadonlyMap<string, string> = new Map(),
     ): Promise<Map<string, string>> {
+      const readIds = prepared.flatMap((c) => read.get(c.externalId) ?? []);
+      const there = readIds.length
+        ? new Set((await tx.query<{ id: string }>('SELECT id FROM candidates WHERE org_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR NO KEY UPDATE', [orgId, readIds])).rows.map((r) => r.id))
+        : new Set<string>();
+      const live = prepared.flatMap((c, i) => {
+        const id = read.get(c.externalId);
+        return id === undefined || there.has(id) ? [{ c, vector: embeddings.vectors[i]! }] : [];
+      });
+      const items = live.map((l) => l.c);
       if (items.length === 0) return new Map();
       const rows = items.map((c) => ({
         external_id: c.externalId,
@@ -134,10 +150,10 @@ export function createCandidateStore(db: Database) {
         [orgId, JSON.stringify(rows)],
       );
       const ids = new Map(written.rows.map((r) => [r.external_id, r.id]));
-      const vectors = items.map((c, i) => ({
+      const vectors = live.map(({ c, vector }) => ({
         candidate_id: ids.get(c.externalId),
         content_hash: c.contentHash,
-        embedding: vectorLiteral(embeddings.vectors[i]!),
+        embedding: vectorLiteral(vector),
       }));
       // A changed text makes every stored vector of the candidate stale, whatever its model.
       await tx.query('DELETE FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[])', [[...ids.values()]]);
