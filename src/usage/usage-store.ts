@@ -122,7 +122,8 @@ export function createUsageStore(db: Queryable) {
         }),
         { llmCalls: 0, estimatedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 },
       );
-      total.costUsd = Math.round(total.costUsd * 1e6) / 1e6;
+      // Each group's sum is exact (numeric); adding them as floats leaves noise, cleared at the ledger's 1e-10 precision.
+      total.costUsd = Math.round(total.costUsd * 1e10) / 1e10;
       return { items, total };
     },
   };
