@@ -4,6 +4,7 @@ import { createLlmAgents } from '../../src/agents/llm/index.js';
 import type { AgentCallContext, PoolInsight } from '../../src/agents/types.js';
 import type { CandidateView, RetrievedCandidate, RoleSpec, SearchFilters } from '../../src/matching/domain.js';
 import { createMetrics } from '../../src/metrics.js';
+import type { LedgerSink } from '../../src/llm/ledger.js';
 import type { LlmSettingsInput } from '../../src/llm/settings.js';
 import type { RecordedRequest } from '../support/fake-llm-server.js';
 import { ORG, setupLlm } from '../llm/harness.js';
@@ -27,8 +28,8 @@ export function fakePool(vocabulary: string[] = ['Rust', 'Go', 'Kubernetes', 'Po
   return { pool, countCalls, vocabularyCalls: () => vocabularyCalls };
 }
 
-export async function setupAgents(opts: { settings?: Partial<LlmSettingsInput>; pool?: PoolInsight } = {}) {
-  const h = await setupLlm({ settings: { reaskLimit: 1, ...opts.settings } });
+export async function setupAgents(opts: { settings?: Partial<LlmSettingsInput>; pool?: PoolInsight; ledger?: LedgerSink } = {}) {
+  const h = await setupLlm({ settings: { reaskLimit: 1, ...opts.settings }, ...(opts.ledger ? { ledger: opts.ledger } : {}) });
   const metrics = createMetrics({ defaultMetrics: false });
   const pool = opts.pool ?? fakePool().pool;
   const agents = createLlmAgents({ caller: h.caller, pool, metrics });

@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RERANK_BATCH_SIZE } from '../../src/agents/llm/reranker.js';
+import { createBudget } from '../../src/llm/budget.js';
+import { BudgetExceededError } from '../../src/llm/errors.js';
+import { createMemoryLedger, type LedgerEntry } from '../../src/llm/ledger.js';
 import { fakeReply, type RecordedRequest } from '../support/fake-llm-server.js';
 import { contents, retrieved, role, setupAgents } from './llm-harness.js';
 
@@ -79,4 +82,35 @@ test('no candidates or a zero limit: no model call', async (t) => {
   assert.deepEqual(await h.agents.reranker.rerank({ role, candidates: [], limit: 5 }, h.ctx), { orderedIds: [] });
   assert.deepEqual(await h.agents.reranker.rerank({ role, candidates: retrieved(3), limit: 0 }, h.ctx), { orderedIds: [] });
   assert.equal(h.server.requests.length, 0);
+});
+
+test('a batch refused by the budget fails the rerank only once the batches already sent have answered and are in the ledger', async (t) => {
+  // The first batch's answer is held until the second batch has been refused.
+  let release!: () => void;
+  const refused = new Promise<void>((resolve) => (release = resolve));
+  const memory = createMemoryLedger();
+  const ledger = {
+    async record(entry: LedgerEntry) {
+      await memory.record(entry);
+      if (entry.outcome === 'budget') release();
+    },
+  };
+  const h = await setupAgents({ ledger });
+  t.after(h.close);
+  h.server.setHandler(async (req) => {
+    await refused;
+    return fakeReply.json({ ranking: enumOf(req) });
+  });
+  // Room for one call: the first batch is sent, the second is refused while the first is in flight.
+  const budget = createBudget({ maxCalls: 1 });
+  const outcomesWhenFailed = await h.agents.reranker.rerank({ role, candidates: retrieved(45), limit: 10 }, { ...h.ctx, budget }).then(
+    () => assert.fail('the rerank should fail with the budget'),
+    (err: unknown) => {
+      assert.ok(err instanceof BudgetExceededError, String(err));
+      return memory.entries().map((e) => e.outcome);
+    },
+  );
+  // The worker finishes (or hands back) the run on this failure, and a run's usage is its ledger rows at that point.
+  assert.deepEqual(outcomesWhenFailed, ['budget', 'ok'], 'the paid answer of the first batch is recorded before the failure is reported');
+  assert.equal(budget.snapshot().openReservations, 0);
 });

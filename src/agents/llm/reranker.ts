@@ -89,7 +89,13 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
       // index. The first request is built at once, each next one a turn of the event loop later (thirty excerpts
       // fenced and rendered: the first leaves without waiting for the last of up to nine).
       const nextTurn = turnByTurn();
-      const rankings = await Promise.all(batches.map((batch, i) => (i === 0 ? Promise.resolve() : nextTurn()).then(() => rankBatch(input, batch, i, ctx))));
+      // Settled, not Promise.all: a batch that fails (refused by the budget, a provider error) must not end the run
+      // while the others are still paid for in flight, or their ledger rows would land after it was finished or handed back.
+      const settled = await Promise.allSettled(batches.map((batch, i) => (i === 0 ? Promise.resolve() : nextTurn()).then(() => rankBatch(input, batch, i, ctx))));
+      const rankings = settled.map((r) => {
+        if (r.status === 'rejected') throw r.reason;
+        return r.value;
+      });
       return { orderedIds: mergeRankings(rankings, input.limit) };
     },
     // One more than the excerpt shows, so a resume that was cut still reads as cut.
