@@ -2,7 +2,7 @@
 import { runManifest, type RunManifest } from '../audit/manifest.js';
 import { memoizeRefreshing } from '../cache/recent-cache.js';
 import { ConfigError, type Config } from '../config.js';
-import { createLlmEngine, isBudgetError, loadPinnedRegistry, type LlmEngine } from '../llm/engine.js';
+import { createLlmEngine, isBudgetError, loadPinnedRegistry, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
 import { assertAgentModels } from '../llm/model-registry.js';
 import type { Engine } from '../matching/domain.js';
@@ -71,7 +71,10 @@ export function createAgentsFactory(config: Config, services: Services) {
     },
     async callContextFor(run: ClaimedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext> {
       if (run.engine === 'llm' && llm) return llm.callContextFor(run, signal, deadline);
-      return { signal, runId: run.id, orgId: run.orgId, deadline };
+      // Heuristic agents are free, but queries the endpoint embeds are paid model calls: they spend within the run's budget.
+      if (config.EMBEDDINGS !== 'llm') return { signal, runId: run.id, orgId: run.orgId, deadline };
+      const budget = await runBudget(run, deadline, { usage: services.usage, reaskLimit: config.llm.reaskLimit });
+      return { signal, runId: run.id, orgId: run.orgId, budget, deadline };
     },
     isBudgetError,
     /** What the run's audit trail records about the engine: model specs, settings, prompt and schema hashes. */

@@ -5,7 +5,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { createLlmAgents } from '../agents/llm/index.js';
 import type { AgentCallContext, Agents, PoolInsight } from '../agents/types.js';
 import type { Metrics } from '../metrics.js';
-import { createBudget } from './budget.js';
+import { createBudget, type Budget } from './budget.js';
 import { createChatCaller, type ChatCaller, type LlmLogger } from './chat.js';
 import { createLlmClient } from './client.js';
 import { BudgetExceededError, DeadlineExceededError } from './errors.js';
@@ -106,6 +106,22 @@ export function isBudgetError(err: unknown): boolean {
   return false;
 }
 
+/**
+ * A claimed run's allowance of model work: its budget's limits, the runaway call cap and its deadline. What it already
+ * spent is read back from the ledger, so a run resumed by another worker continues with what is left, not a fresh one.
+ */
+export async function runBudget(run: BudgetedRun, deadline: number, deps: { usage: Pick<UsageLedger, 'runTotals'>; reaskLimit: number }): Promise<Budget> {
+  const totals = run.neverClaimed ? { tokens: 0, costUsd: 0, calls: 0 } : await deps.usage.runTotals(run.id);
+  return createBudget({
+    maxTokens: run.params.budget.maxTokens,
+    maxCostUsd: run.params.budget.maxCostUsd,
+    maxCalls: callCap(run.params, deps.reaskLimit),
+    deadline,
+    // The ledger counts attempts (and refusals), the budget counts calls: a resumed run is charged conservatively.
+    spent: { tokens: totals.tokens, costUsd: totals.costUsd, calls: totals.calls },
+  });
+}
+
 export function createLlmEngine(deps: LlmEngineDeps) {
   const settings = (): LlmSettings => (typeof deps.settings === 'function' ? deps.settings() : deps.settings);
   const client = deps.client ?? createLlmClient(settings());
@@ -120,20 +136,9 @@ export function createLlmEngine(deps: LlmEngineDeps) {
     client,
     /** The pinned registry the caller resolves models from (the audit trail records the specs used). */
     registry: deps.registry,
-    /**
-     * Built when a worker claims a run. `spent` is read back from the ledger, so a run resumed by another
-     * worker continues with what is left of its budget, not a fresh one.
-     */
+    /** Built when a worker claims a run (see runBudget). */
     async callContextFor(run: BudgetedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext> {
-      const totals = run.neverClaimed ? { tokens: 0, costUsd: 0, calls: 0 } : await deps.usage.runTotals(run.id);
-      const budget = createBudget({
-        maxTokens: run.params.budget.maxTokens,
-        maxCostUsd: run.params.budget.maxCostUsd,
-        maxCalls: callCap(run.params, settings().reaskLimit),
-        deadline,
-        // The ledger counts attempts (and refusals), the budget counts calls: a resumed run is charged conservatively.
-        spent: { tokens: totals.tokens, costUsd: totals.costUsd, calls: totals.calls },
-      });
+      const budget = await runBudget(run, deadline, { usage: deps.usage, reaskLimit: settings().reaskLimit });
       return { signal, runId: run.id, orgId: run.orgId, budget, deadline };
     },
     isBudgetError,

@@ -37,3 +37,24 @@ test('EMBEDDINGS=llm: the embedding requests of a run are its ledger rows and in
   assert.equal(run.usage.promptTokens, ledger.prompt);
   assert.deepEqual(await rt.services.usage.runTotals(runId).then((x) => x.calls), ledger.n, 'a resumed budget reads them back');
 });
+
+test('a heuristic run whose queries an endpoint embeds spends within its own budget: refused, it stops on the budget', async (t) => {
+  const fake = await startFakeLlmServer();
+  t.after(() => fake.close());
+  const rt = await startTestRuntime({ MATCH_ENGINE: 'heuristic', EMBEDDINGS: 'llm', LLM_BASE_URL: fake.url, LLM_EMBEDDING_MODEL: 'fake-embed' });
+  t.after(() => rt.close());
+  await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool('h-') } });
+  const before = fake.requests.filter((r) => r.path === '/v1/embeddings').length;
+  // No money for model work: the run's first query embedding does not fit.
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, budget: { maxTokens: 200_000, maxCostUsd: 0 } } });
+  assert.equal(res.statusCode, 202, res.body);
+  const runId = res.json<{ id: string }>().id;
+  const run = await waitFor(async () => {
+    const r = (await rt.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: rt.auth() })).json<{ status: string; stop: { reason: string } | null; usage: { costUsd: number } }>();
+    return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+  }, 60_000, 'the run to finish');
+  assert.equal(fake.requests.filter((r) => r.path === '/v1/embeddings').length, before, 'no embedding request was sent for the run');
+  assert.deepEqual([run.status, run.stop?.reason, run.usage.costUsd], ['succeeded', 'budget', 0]);
+  const rows = await rt.db.query<{ outcome: string }>('SELECT outcome FROM model_calls WHERE run_id = $1', [runId]);
+  assert.deepEqual(rows.rows.map((r) => r.outcome), ['budget'], 'the refusal is the run’s one ledger row');
+});
