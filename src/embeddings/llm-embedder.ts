@@ -18,7 +18,7 @@ export interface LlmEmbedOptions extends EmbedOptions {
   /**
    * The organisation the call is charged to (ledger rows need one). Callers that know it should pass it:
    * ingestion and search both do. Without it the embedder's defaultOrgId is charged; without that, the
-   * attempt is logged and counted in metrics but no ledger row is written.
+   * attempt is only logged: no ledger row is written (a row needs an organisation) and no metric moves.
    */
   orgId?: string;
 }
