@@ -1,6 +1,7 @@
 // The journal: model-call ledger rows and audit-trail rows, written behind the work they record.
 // A model answer, a step or a scored candidate never waits for its row; rows are written in batches as
 // fast as the database takes them (see createBatchWriter), and a run is finished only after flush().
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createBatchWriter } from '../db/batch-writer.js';
 import type { Queryable } from '../db/database.js';
@@ -51,7 +52,7 @@ export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<
   await db.query(traceInsertSql(rows, values), values);
 }
 
-type LedgerItem = LedgerEntry & { at: Date };
+type LedgerItem = LedgerEntry & { at: Date; entryId: string };
 /** One row of either kind; a batch writes both kinds in one statement. */
 type JournalRow = { ledger: LedgerItem; trail?: never } | { trail: TraceRow; ledger?: never };
 
@@ -89,7 +90,8 @@ export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error
   return {
     /** The LedgerSink the model layer writes to: returns at once, the row follows. */
     async record(entry: LedgerEntry): Promise<void> {
-      writer.add({ ledger: { ...entry, at: new Date() } });
+      // The id makes a retried batch that had in fact been written (its answer lost) a no-op rather than a second charge.
+      writer.add({ ledger: { ...entry, at: new Date(), entryId: randomUUID() } });
     },
     trace(run: { runId: string; orgId: string }, kind: string, data: unknown, candidateId: string | null = null): void {
       writer.add({ trail: { runId: run.runId, orgId: run.orgId, kind, candidateId, data, at: new Date() } });

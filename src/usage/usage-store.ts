@@ -21,13 +21,17 @@ const GROUP_KEYS: Record<UsageGroup, string> = {
   model: 'model',
 };
 
+/** A row as written: when it happened, and (journal rows) its identity, which makes a retried write a no-op. */
+type WrittenRow = LedgerRow & { at: Date; entryId?: string };
+
 /**
  * The statement that writes ledger rows (a journal batch) and moves each run's totals once, by the sum of its rows,
- * its parameters appended to values. `leading` are common table expressions written in the same statement (the
- * journal's audit-trail rows), their parameters already in values.
+ * its parameters appended to values. A row whose entryId is already written is skipped, and so not counted again.
+ * `leading` are common table expressions written in the same statement (the journal's audit-trail rows), their
+ * parameters already in values.
  */
-export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: unknown[], leading: string[] = []): string {
-  const param = <V>(f: (r: LedgerRow & { at: Date }) => V, type: string) => `$${values.push(rows.map(f))}::${type}[]`;
+export function ledgerInsertSql(rows: WrittenRow[], values: unknown[], leading: string[] = []): string {
+  const param = <V>(f: (r: WrittenRow) => V, type: string) => `$${values.push(rows.map(f))}::${type}[]`;
   const columns = [
     param((r) => r.orgId, 'uuid'),
     param((r) => r.runId, 'uuid'),
@@ -44,13 +48,15 @@ export function ledgerInsertSql(rows: Array<LedgerRow & { at: Date }>, values: u
     param((r) => r.error?.slice(0, 1000) ?? null, 'text'),
     param((r) => r.at, 'timestamptz'),
     param((r) => r.tokensEstimated === true, 'bool'),
+    param((r) => r.entryId ?? null, 'uuid'),
   ];
   const ctes = [
     ...leading,
     `call AS (
          INSERT INTO model_calls (org_id, run_id, agent, model, prompt_tokens, cached_tokens, completion_tokens,
-                                  cost_usd, latency_ms, outcome, request_id, attempt, error, created_at, tokens_estimated)
+                                  cost_usd, latency_ms, outcome, request_id, attempt, error, created_at, tokens_estimated, entry_id)
          SELECT * FROM unnest(${columns.join(', ')})
+         ON CONFLICT (entry_id) WHERE entry_id IS NOT NULL DO NOTHING
          RETURNING run_id, prompt_tokens, completion_tokens, cost_usd)`,
     `totals AS (
          SELECT run_id, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,

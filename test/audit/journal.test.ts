@@ -89,3 +89,30 @@ test('ledger rows alone and trail rows alone are written as before', async () =>
   assert.doesNotMatch(statements[0]!, /run_trace/);
   assert.match(statements[1]!, /^INSERT INTO run_trace/);
 });
+
+test('a batch written whose answer was lost (the connection dropped after the commit) is not written twice when retried', async () => {
+  const runId = await newRun();
+  let dropped = false;
+  const db: Queryable = {
+    query: async <R>(text: string, values?: unknown[]) => {
+      const result = await rt.db.query<R>(text, values);
+      if (!dropped && /INSERT INTO model_calls/.test(text)) {
+        dropped = true;
+        // What pg reports when the socket closes after the server committed and before its answer arrived.
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return result;
+    },
+  };
+  const lost: unknown[] = [];
+  const journal = createJournal({ db, logger: { error: (obj: unknown) => lost.push(obj) } as never });
+  await journal.record(call(runId, 0.25));
+  await journal.record(call(runId, 0.5));
+  await journal.flush();
+  assert.ok(dropped);
+  assert.deepEqual(lost, [], 'the retry succeeded');
+  const ledger = await rt.db.query<{ n: number; cost: number }>('SELECT count(*)::int AS n, sum(cost_usd) AS cost FROM model_calls WHERE run_id = $1', [runId]);
+  assert.deepEqual(ledger.rows[0], { n: 2, cost: 0.75 }, 'each call once in the ledger');
+  const totals = await rt.db.query<{ llm_calls: number; cost_usd: number }>('SELECT llm_calls, cost_usd FROM matching_runs WHERE id = $1', [runId]);
+  assert.deepEqual(totals.rows[0], { llm_calls: 2, cost_usd: 0.75 }, 'and once in the run’s usage');
+});
