@@ -92,8 +92,10 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     };
     try {
       const vectors = await withRetry(
-        (attempt) =>
-          limit(async () => {
+        (attempt) => {
+          // As in chat.ts: a retry is billed like a first request and must fit beside what earlier attempts were charged.
+          if (attempt > 1 && reservation) reservation = opts.budget!.cover(reservation, { tokens: spent.tokens + estimated, costUsd: spent.costUsd + estimatedCost });
+          return limit(async () => {
             attempts = attempt;
             const started = now();
             const timeout = deadline === undefined ? settings.timeoutMs : Math.max(1, Math.min(settings.timeoutMs, Math.floor(deadline - started)));
@@ -131,7 +133,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: message }, orgId, runId);
               throw err;
             }
-          }),
+          });
+        },
         {
           maxRetries: settings.maxRetries,
           baseMs: settings.retryBaseMs,
@@ -152,7 +155,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
         if (attempts === 0) opts.budget?.release(reservation);
         else opts.budget?.settle(reservation, spent);
       }
-      if (err instanceof DeadlineExceededError || opts.signal?.aborted) throw err;
+      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError || opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
       throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
     }

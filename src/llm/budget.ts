@@ -5,15 +5,16 @@ import { costUsd, type ChatModelSpec } from './model-registry.js';
 /*
  * Overshoot bound. reserve() admits a call only if spent + reserved + worstCase fits every limit, and the
  * worst case stays reserved while the call is in flight, so concurrent calls cannot jointly pass a limit.
- * After settle() the only way past a limit is a call whose actual usage exceeded its reservation:
- *   overshoot(tokens) = sum over settled calls of max(0, actualTokens - reservedTokens)
- * and likewise for cost at the model's prices. That is zero when, for every call, the provider's prompt
+ * An attempt that was sent and never answered (our timeout, an abort, a connection lost after sending, a 504) is
+ * charged its estimated prompt, as the provider may bill it; before a retry of it, cover() grows the reservation to
+ * what the call was charged plus another worst case, and the retry is refused if that does not fit. So the only way
+ * past a limit is an attempt whose actual usage exceeded its worst case:
+ *   overshoot(tokens) = sum over attempts of max(0, actualTokens - worstCaseTokens)
+ * and likewise for cost at the model's prices. That is zero when, for every attempt, the provider's prompt
  * tokens are <= ceil(requestChars / 3) (true for English/JSON; CJK text, emoji and long digit runs can
- * exceed it) and its completion tokens are <= max_tokens (OpenAI enforces it; some local servers do not).
- * Calls are bounded exactly: maxCalls is never exceeded. An attempt that was sent and never answered (our timeout,
- * an abort, a connection lost after sending, a 504) is charged its estimated prompt, as the provider may bill it;
- * its completion is unknown and not counted, so each retry of such an attempt can overshoot by what the provider
- * generated for it.
+ * exceed it) and its completion tokens are <= max_tokens (OpenAI enforces it; some local servers do not), except
+ * that an unanswered attempt's completion is unknown and not counted: what the provider generated for it.
+ * Calls are bounded exactly: maxCalls is never exceeded.
  */
 
 export interface Spend {
@@ -73,10 +74,18 @@ export function createBudget(limits: BudgetLimits) {
   const open = new Map<number, Reservation>();
   let nextId = 1;
 
+  /** The reservation as it is held now (cover() may have grown it since the caller's copy was made). */
+  function held(reservation: Reservation): Reservation {
+    const current = open.get(reservation.id);
+    if (!current) throw new Error(`reservation ${reservation.id} is not open (settled or released twice?)`);
+    return current;
+  }
+
   function take(reservation: Reservation): void {
-    if (!open.delete(reservation.id)) throw new Error(`reservation ${reservation.id} is not open (settled or released twice?)`);
-    reserved.tokens -= reservation.tokens;
-    reserved.costUsd -= reservation.costUsd;
+    const current = held(reservation);
+    open.delete(current.id);
+    reserved.tokens -= current.tokens;
+    reserved.costUsd -= current.costUsd;
     reserved.calls -= 1;
   }
 
@@ -104,6 +113,24 @@ export function createBudget(limits: BudgetLimits) {
       reserved.costUsd += reservation.costUsd;
       reserved.calls += 1;
       return reservation;
+    },
+    /**
+     * Grows a call's reservation to `need` (what its attempts were charged so far plus the next attempt's worst case)
+     * before a retry, or throws BudgetExceededError: the retry is billed like a first request and must not be sent.
+     */
+    cover(reservation: Reservation, need: { tokens: number; costUsd: number }): Reservation {
+      const current = held(reservation);
+      const tokens = Math.max(0, need.tokens - current.tokens);
+      const cost = Math.max(0, need.costUsd - current.costUsd);
+      if (tokens === 0 && cost === 0) return current;
+      const left = remaining();
+      if (tokens > left.tokens) throw new BudgetExceededError('tokens', tokens, left.tokens);
+      if (cost > left.costUsd + COST_EPSILON) throw new BudgetExceededError('cost', cost, left.costUsd);
+      const grown = Object.freeze({ id: current.id, tokens: current.tokens + tokens, costUsd: current.costUsd + cost });
+      open.set(grown.id, grown);
+      reserved.tokens += tokens;
+      reserved.costUsd += cost;
+      return grown;
     },
     /** The call was sent: charge what it actually used (it counts as one call even if every attempt failed). */
     settle(reservation: Reservation, actual: { tokens: number; costUsd: number }): void {

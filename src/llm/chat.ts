@@ -222,10 +222,11 @@ export function createChatCaller(deps: ChatCallerDeps) {
     const deadlines = [req.deadline, req.budget?.deadline].filter((d): d is number => d !== undefined);
     const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
 
+    const worst = worstCase(model, promptText, maxTokens);
     let reservation: Reservation | null = null;
     if (req.budget) {
       try {
-        reservation = req.budget.reserve(worstCase(model, promptText, maxTokens));
+        reservation = req.budget.reserve(worst);
       } catch (err) {
         if (err instanceof BudgetExceededError) {
           await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, log);
@@ -241,6 +242,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
     try {
       const answer = await withRetry(
         async (attempt) => {
+          // A retry is billed like a first request: it must fit beside what the earlier attempts were charged.
+          if (attempt > 1 && reservation) reservation = req.budget!.cover(reservation, { tokens: spent.tokens + worst.tokens, costUsd: spent.costUsd + worst.costUsd });
           attempts = attempt;
           return limit(async () => {
             const started = now();
@@ -287,17 +290,10 @@ export function createChatCaller(deps: ChatCallerDeps) {
                 failedCharges = addUsage(failedCharges, charged);
               }
               const usage = charged ? { ...charged, tokensEstimated: true } : zero;
-              await record({ ...base, ...usage, latencyMs, outcome: failureOutcome(failure), requestId: errorRequestId, attempt, error: message }, log);
-              await report(req, {
-                model: model.id,
-                attempt,
-                request: body,
-                response: null,
-                error: { status: failure.status, message },
-                outcome: failureOutcome(failure),
-                requestId: errorRequestId,
-                latencyMs,
-              });
+              const outcome = failureOutcome(failure);
+              await record({ ...base, ...usage, latencyMs, outcome, requestId: errorRequestId, attempt, error: message }, log);
+              const error = { status: failure.status, message };
+              await report(req, { model: model.id, attempt, request: body, response: null, error, outcome, requestId: errorRequestId, latencyMs });
               throw err;
             }
           });
@@ -331,7 +327,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
         if (attempts === 0) req.budget?.release(reservation);
         else req.budget?.settle(reservation, spent);
       }
-      if (err instanceof DeadlineExceededError) throw err;
+      // A retry the budget refused ends the call as the first attempt's refusal would: a budget stop, not a failure.
+      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
       const failure = classifyFailure(err);
       throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
     }

@@ -136,3 +136,17 @@ test('a run’s embedding stops at its deadline and with its signal, without wai
   setTimeout(() => abort.abort(new Error('cancelled')), 50);
   await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', signal: abort.signal }), /cancelled|abort/i);
 });
+
+test('a run’s embedding retried after a charged attempt must fit its budget again: a lost attempt is not re-sent past it', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  h.server.setHandler(() => fakeReply.drop());
+  const text = 'x'.repeat(3_000);
+  const estimated = Math.ceil(text.length / 3);
+  // Room for one attempt and half of another.
+  const budget = createBudget({ maxTokens: estimated + Math.floor(estimated / 2) });
+  await assert.rejects(h.embedder.embed([text], { orgId: ORG, runId: 'run_1', budget }), BudgetExceededError);
+  assert.equal(h.server.requests.length, 1, 'the retry that did not fit was not sent');
+  assert.deepEqual(budget.snapshot().spent, { tokens: estimated, costUsd: h.ledger.entries()[0]!.costUsd, calls: 1 });
+  assert.deepEqual(budget.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
+});

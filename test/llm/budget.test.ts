@@ -61,3 +61,18 @@ test('a reservation is settled or released exactly once', () => {
   budget.release(r);
   assert.throws(() => budget.settle(r, { tokens: 10, costUsd: 0 }), /not open/);
 });
+
+test('a retry grows its call’s reservation to what was charged plus another worst case, or is refused', () => {
+  const budget = createBudget({ maxTokens: 1_000 });
+  const first = budget.reserve({ tokens: 400, costUsd: 0 });
+  // The first attempt was charged 300 and never answered: a retry needs 300 + 400 held.
+  const grown = budget.cover(first, { tokens: 700, costUsd: 0 });
+  assert.equal(grown.tokens, 700);
+  assert.equal(budget.remaining().tokens, 300);
+  assert.equal(budget.cover(grown, { tokens: 500, costUsd: 0 }), grown, 'what is held already covers it');
+  assert.equal(limitOf(() => budget.cover(grown, { tokens: 1_100, costUsd: 0 })), 'tokens');
+  // Settled through the caller's first copy: the reservation as held now is what is given back.
+  budget.settle(first, { tokens: 600, costUsd: 0 });
+  assert.deepEqual(budget.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
+  assert.equal(budget.remaining().tokens, 400);
+});

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pLimit from 'p-limit';
-import { createBudget } from '../../src/llm/budget.js';
+import { createBudget, estimateTokens } from '../../src/llm/budget.js';
 import { AGENT_HEADER } from '../../src/llm/chat.js';
 import { BudgetExceededError, ModelCallError, UnknownModelError } from '../../src/llm/errors.js';
 import { fakeReply } from '../support/fake-llm-server.js';
@@ -297,4 +297,28 @@ test('an answer in a shape the judge cannot read (no choices list, a message tha
   }
   assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens, e.completionTokens]), [['error', 1_000, 500], ['error', 1_000, 500]]);
   assert.equal(budget.snapshot().spent.tokens, 3_000);
+});
+
+test('a retry of an attempt that was charged must fit the budget too: 504s cannot spend past it', async (t) => {
+  const h = await setupLlm({ settings: { maxRetries: 3 } });
+  t.after(h.close);
+  // A gateway that gave up on a provider that may still be generating: each attempt is charged its estimated prompt.
+  h.server.setHandler(() => fakeReply.serverError(504));
+  const messages = [{ role: 'user' as const, content: 'x'.repeat(3_000) }];
+  const prompt = estimateTokens(JSON.stringify({ messages }));
+  // Room for the call's worst case and half a prompt more: not for a second attempt.
+  const budget = createBudget({ maxTokens: prompt + 100 + Math.floor(prompt / 2) });
+  await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: 'r', messages, maxTokens: 100, budget }), BudgetExceededError);
+  assert.equal(h.server.requests.length, 1, 'the retry that did not fit was not sent');
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens]), [['error', prompt]]);
+  assert.deepEqual(budget.snapshot().spent, { tokens: prompt, costUsd: prompt / 1e6, calls: 1 });
+  assert.equal(budget.snapshot().openReservations, 0);
+  assert.deepEqual(budget.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
+
+  // With room for them, every attempt is sent, and the budget ends charged exactly what the ledger says.
+  const roomy = createBudget({ maxTokens: 1_000_000 });
+  await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: 'r', messages, maxTokens: 100, budget: roomy }), ModelCallError);
+  assert.equal(h.server.requests.length, 5);
+  assert.deepEqual(roomy.snapshot().spent.tokens, 4 * prompt);
+  assert.deepEqual(roomy.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
 });
