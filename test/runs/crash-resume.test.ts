@@ -2,7 +2,6 @@
 // shortlist equals an uninterrupted run's, and nothing scored before the kill is paid for twice.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createApiKeyStore } from '../../src/auth/api-keys.js';
@@ -10,16 +9,15 @@ import { createCandidateService } from '../../src/candidates/candidate-service.j
 import { createCandidateStore } from '../../src/candidates/candidate-store.js';
 import type { Database } from '../../src/db/database.js';
 import { createLocalEmbedder } from '../../src/embeddings/local-embedder.js';
-import type { Subscores } from '../../src/matching/domain.js';
 import { createRoleStore } from '../../src/roles/role-store.js';
 import { ensureVectorIndex } from '../../src/retrieval/search.js';
 import { RunParamsSchema } from '../../src/runs/run-schemas.js';
 import { createRunStore } from '../../src/runs/run-store.js';
 import { createTestDatabase, socketUrl } from '../support/database.js';
-import { fakeReply, startFakeLlmServer, type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server.js';
+import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
-import { scriptedModel, userText } from '../support/scripted-model.js';
+import { refOf, refScoredModel } from '../support/ref-scorer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let db: Database;
@@ -27,26 +25,6 @@ let fake: FakeLlmServer;
 let orgId: string;
 let roleId: string;
 const children: ChildProcess[] = [];
-
-/** Each candidate's resume carries a reference the scorer's request reveals, and scores derive from it. */
-function refOf(req: RecordedRequest): string {
-  return /Ref-(\d+)/.exec(userText(req))?.[1] ?? 'none';
-}
-
-function subscoresFor(ref: string): Subscores {
-  const h = createHash('sha256').update(ref).digest();
-  return { hardSkills: h[0]! % 31, domain: h[1]! % 21, seniority: h[2]! % 16, impact: h[3]! % 16, logistics: h[4]! % 11, trajectory: h[5]! % 11 };
-}
-
-function model() {
-  return scriptedModel({
-    override: (req) => {
-      if (req.agent !== 'scorer') return undefined;
-      const evidence = { hardSkills: [], domain: [], seniority: [], impact: [], logistics: [], trajectory: [] };
-      return { ...fakeReply.json({ subscores: subscoresFor(refOf(req)), rationale: `Ref ${refOf(req)}`, evidence }), delayMs: 300 };
-    },
-  });
-}
 
 before(async () => {
   fake = await startFakeLlmServer();
@@ -109,7 +87,7 @@ async function shortlistOf(runId: string) {
 }
 
 test('SIGKILL mid-scoring: a new worker resumes, the shortlist matches an uninterrupted run, nothing is scored twice', async () => {
-  fake.setHandler(model());
+  fake.setHandler(refScoredModel(300));
   const crashed = await newRun();
   const a = startWorker();
   await waitFor(async () => {
@@ -128,7 +106,7 @@ test('SIGKILL mid-scoring: a new worker resumes, the shortlist matches an uninte
     assert.equal(scorerCalls.filter((r) => r === ref).length, 1, `Ref-${ref} was scored before the kill and never again`);
   }
 
-  fake.setHandler(model());
+  fake.setHandler(refScoredModel(300));
   const clean = await shortlistOf(await newRun());
   assert.deepEqual(resumed, clean, 'the same shortlist as an uninterrupted run');
   assert.equal(resumed.length, 12);
