@@ -10,7 +10,7 @@ import { createEmbedder } from './embeddings/create-embedder.js';
 import { reembed } from './embeddings/reembed.js';
 import { createUsageStore } from './usage/usage-store.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { DataDirInUseError } from './db/embedded.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import type { Database } from './db/database.js';
 import { MigrationError } from './db/migrate.js';
 

@@ -2,7 +2,7 @@
 import v8 from 'node:v8';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig } from './config.js';
-import { DataDirInUseError } from './db/embedded.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import { MigrationError } from './db/migrate.js';
 import { startRuntime } from './runtime.js';
 

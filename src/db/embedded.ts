@@ -4,10 +4,11 @@
 // statement executes there, on another core, and this thread only does the pg socket I/O.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { access, mkdir, mkdtemp, open, readFile, rm, unlink } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { lockDataDir } from './data-dir-lock.js';
 import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
 
 export interface EmbeddedServer extends EventEmitter {
@@ -35,10 +36,6 @@ export interface EmbeddedOptions {
   /** A dumpDataDir() tarball to start from (tests: a migrated database in ~1 s instead of ~5 s). */
   loadDataDir?: Blob;
   maxConnections: number;
-}
-
-export class DataDirInUseError extends Error {
-  override name = 'DataDirInUseError';
 }
 
 const SOCKET_PORT = 5432;
@@ -213,42 +210,4 @@ async function initDataDirInChildProcess(pgDataDir: string): Promise<void> {
     child.once('exit', (c) => resolve(c));
   });
   if (code !== 0) throw new Error(`initdb of ${pgDataDir} failed (exit ${code}): ${stderr.trim()}`);
-}
-
-/**
- * PGlite is one process's database: a second process opening the same files would corrupt them.
- * A lock file with our pid guards the directory; a lock left by a dead process is taken over.
- */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  const lockPath = path.join(dataDir, 'talent-matcher.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return async () => {
-        await unlink(lockPath).catch(() => {});
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new DataDirInUseError(
-          `the embedded database in ${dataDir} is in use by process ${owner}; ` +
-            'stop that process first, or point DATABASE_URL at a shared PostgreSQL',
-        );
-      }
-      await unlink(lockPath).catch(() => {});
-    }
-  }
-  throw new DataDirInUseError(`could not lock ${dataDir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

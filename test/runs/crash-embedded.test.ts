@@ -160,3 +160,14 @@ test('SIGKILL of the all-in-one process mid-scoring: a new process on the same D
   assert.equal(final.events.filter((e) => e.type === 'run.resumed').length, 1);
 });
 
+// In a container the service is pid 1 at every start: the lock a killed one left names the pid the next one has.
+test('a lock left by a killed process whose pid the new process has (a container restarted) does not block the boot', async () => {
+  for (const p of started) p.child.kill('SIGKILL');
+  await Promise.all(started.map((p) => p.exited));
+  const lock = path.join(dataDir, 'talent-matcher.lock');
+  const restarted = await startService({ prelude: `printf %s "$$" > '${lock}'` });
+  await restarted.ready(20_000);
+  assert.equal(await readFile(lock, 'utf8'), String(restarted.pid), 'the lock is held by the new process');
+  restarted.child.kill('SIGTERM');
+  assert.deepEqual(await restarted.exited, { code: 0, signal: null }, restarted.output());
+});

@@ -1,0 +1,117 @@
+// PGlite is one process's database: a second process opening the same files would corrupt them. A lock file holding
+// the owner's pid guards the data directory; a lock left by a process that is gone is taken over.
+import { open, readFile, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export class DataDirInUseError extends Error {
+  override name = 'DataDirInUseError';
+}
+
+export const LOCK_FILE = 'talent-matcher.lock';
+
+/**
+ * The data directories this process holds. The lock file alone cannot tell this process from an earlier one that
+ * had the same pid: in a container the service is pid 1 at every start, so a lock naming our pid that we do not
+ * hold was left by a killed predecessor.
+ */
+const held = new Set<string>();
+
+/** Locks dataDir for this process; resolves to the release. Throws DataDirInUseError while another process holds it. */
+export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const dir = path.resolve(dataDir);
+  const lockPath = path.join(dir, LOCK_FILE);
+  if (held.has(dir)) throw inUse(dataDir, process.pid);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await createWithPid(lockPath)) {
+      held.add(dir);
+      return async () => {
+        held.delete(dir);
+        await unlink(lockPath).catch(() => {});
+      };
+    }
+    const owner = await ownerOf(lockPath);
+    if (owner === undefined) continue; // released meanwhile: try again
+    if (isRunning(owner)) throw inUse(dataDir, owner);
+    await removeStale(lockPath, owner);
+  }
+  throw new DataDirInUseError(`could not lock ${dataDir}: its lock file ${lockPath} keeps changing`);
+}
+
+function inUse(dataDir: string, owner: number): DataDirInUseError {
+  return new DataDirInUseError(
+    `the embedded database in ${dataDir} is in use by process ${owner}; ` +
+      'stop that process first, or point DATABASE_URL at a shared PostgreSQL',
+  );
+}
+
+/** Creates the file with our pid; false if it exists. */
+async function createWithPid(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    await handle.writeFile(String(process.pid));
+  } catch (err) {
+    await handle.close();
+    await unlink(file).catch(() => {});
+    throw err;
+  }
+  await handle.close();
+  return true;
+}
+
+/**
+ * The pid a lock file names; undefined if there is no such file; 0 if it names none. The file is created before
+ * the pid is written into it: an empty one is read again after a moment before it counts as left empty by a crash.
+ */
+async function ownerOf(file: string): Promise<number | undefined> {
+  for (let read = 0; ; read++) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    const pid = Number.parseInt(text, 10);
+    if (Number.isInteger(pid) && pid > 0) return pid;
+    if (read > 0) return 0;
+    await sleep(50);
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes a lock whose owner is gone, unless it changed meanwhile. Processes that found the same stale lock at once
+ * would otherwise each remove it and create their own, one of them removing the lock another had just taken, and
+ * both would open the files. A guard file makes takeovers take turns, each checking inside that the lock is still
+ * the stale one. A guard is held for a few file operations; one whose process is gone was left by a kill in between.
+ */
+async function removeStale(lockPath: string, staleOwner: number): Promise<void> {
+  const guard = `${lockPath}.takeover`;
+  if (!(await createWithPid(guard))) {
+    const guardOwner = await ownerOf(guard);
+    if (guardOwner !== undefined && isRunning(guardOwner)) await sleep(10);
+    else if (guardOwner !== undefined) await unlink(guard).catch(() => {});
+    return;
+  }
+  try {
+    if ((await ownerOf(lockPath)) === staleOwner) await unlink(lockPath);
+  } finally {
+    await unlink(guard).catch(() => {});
+  }
+}

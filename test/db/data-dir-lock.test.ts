@@ -1,0 +1,101 @@
+// The lock that keeps a second process off the embedded database's files.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../src/db/data-dir-lock.js';
+
+let root: string;
+before(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'tm-lock-'));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+}
+
+test('held by this process: a second lock is refused until the first is released', async () => {
+  const dir = await mkdtemp(path.join(root, 'own-'));
+  const release = await lockDataDir(dir);
+  assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), String(process.pid));
+  await assert.rejects(lockDataDir(dir), DataDirInUseError);
+  await release();
+  await (await lockDataDir(dir))();
+});
+
+test('a lock naming a running process is refused with its pid; one naming a process that is gone is taken over', async () => {
+  const dir = await mkdtemp(path.join(root, 'other-'));
+  await writeFile(path.join(dir, LOCK_FILE), String(process.ppid));
+  await assert.rejects(lockDataDir(dir), new RegExp(`in use by process ${process.ppid}`));
+  for (const stale of [String(await deadPid()), '']) {
+    await writeFile(path.join(dir, LOCK_FILE), stale);
+    const release = await lockDataDir(dir);
+    assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), String(process.pid));
+    await release();
+  }
+});
+
+// In a container the service is pid 1 at every start: a killed one's lock names the pid its successor has.
+test('a lock naming our own pid that this process does not hold was left by an earlier process: taken over', async () => {
+  const dir = await mkdtemp(path.join(root, 'pid1-'));
+  await writeFile(path.join(dir, LOCK_FILE), String(process.pid));
+  await (await lockDataDir(dir))();
+});
+
+// Each racer waits for the start time on stdin, then tries one data directory per round, 40 ms apart, and keeps
+// what it got until the end, so that a lock taken in a round is held while the others try.
+const RACER = `
+const { lockDataDir } = await import(process.argv[1]);
+const dirs = JSON.parse(process.argv[2]);
+process.stdout.write('ready\\n');
+let input = '';
+for await (const chunk of process.stdin) { input += chunk; if (input.includes('\\n')) break; }
+const at = Number(input.trim());
+const got = [];
+for (const [round, dir] of dirs.entries()) {
+  while (Date.now() < at + round * 40) {}
+  got.push(await lockDataDir(dir).then(() => true, (err) => (err.name === 'DataDirInUseError' ? false : String(err))));
+}
+process.stdout.write(JSON.stringify(got) + '\\n');
+while (Date.now() < at + dirs.length * 40 + 300) await new Promise((r) => setTimeout(r, 20));
+process.exit(0);
+`;
+
+test('processes that find the same stale lock at once: exactly one of them takes it over', async () => {
+  const rounds = 10;
+  const dirs: string[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const dir = await mkdtemp(path.join(root, `race-${i}-`));
+    await writeFile(path.join(dir, LOCK_FILE), String(await deadPid()));
+    dirs.push(dir);
+  }
+  const module = new URL('../../src/db/data-dir-lock.ts', import.meta.url).href;
+  const racers = Array.from({ length: 8 }, () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', RACER, module, JSON.stringify(dirs)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const ready = new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('ready') && resolve()));
+    const done = new Promise<boolean[]>((resolve, reject) =>
+      child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.split('\n')[1]!) as boolean[]) : reject(new Error(`racer exited ${code}: ${out}`)))),
+    );
+    return { child, ready, done };
+  });
+  await Promise.all(racers.map((r) => r.ready));
+  const at = Date.now() + 100;
+  for (const r of racers) r.child.stdin.end(`${at}\n`);
+  const results = await Promise.all(racers.map((r) => r.done));
+  for (let round = 0; round < rounds; round++) {
+    const holders = results.filter((got) => got[round] === true).length;
+    assert.equal(holders, 1, `round ${round}: ${JSON.stringify(results.map((got) => got[round]))}`);
+  }
+});
