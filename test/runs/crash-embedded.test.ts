@@ -119,6 +119,7 @@ test('SIGKILL of the all-in-one process mid-scoring: a new process on the same D
   }, 20_000, 'three candidates scored before the kill');
   first.child.kill('SIGKILL');
   assert.deepEqual(await first.exited, { code: null, signal: 'SIGKILL' });
+  const requestsBeforeKill = fake.requests.length;
   assert.equal(await readFile(path.join(dataDir, 'talent-matcher.lock'), 'utf8'), String(first.pid), 'the dead process left its lock');
 
   // What the kill left on disk, read from a copy so that the next process opens the files exactly as they were left.
@@ -137,6 +138,8 @@ test('SIGKILL of the all-in-one process mid-scoring: a new process on the same D
   assert.doesNotMatch(second.output(), /migrations applied/, 'migrations are a no-op on restart');
   const resumed = await finishedShortlist(second, crashed);
   const scorerCalls = fake.requests.filter((r) => r.agent === 'scorer').map(refOf);
+  const agentsAfterKill = new Set(fake.requests.slice(requestsBeforeKill).map((r) => r.agent));
+  assert.ok(!agentsAfterKill.has('queryExpander') && !agentsAfterKill.has('reranker'), 'resumed from the checkpoint after the rerank');
   for (const entry of committed.entries) {
     const ref = entry.rationale.replace('Ref ', '');
     assert.equal(scorerCalls.filter((r) => r === ref).length, 1, `Ref-${ref} was scored before the kill and never again`);
