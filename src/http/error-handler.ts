@@ -75,6 +75,17 @@ export function sendFrameworkProblem(err: FastifyError, request: FastifyRequest,
   }
 }
 
+/**
+ * A query parameter given more than once (`?limit=5&limit=10`) reaches its schema as an array, and zod's words for
+ * that ("expected number, received NaN") do not say what to change: this does.
+ */
+function repeatedParameter(request: FastifyRequest, context: string | undefined, path: string): string | undefined {
+  if (context !== 'querystring') return undefined;
+  const name = path.slice('querystring.'.length);
+  const value = (request.query as Record<string, unknown> | null | undefined)?.[name];
+  return Array.isArray(value) ? `is given ${value.length} times; give it once` : undefined;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {
@@ -90,7 +101,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         if (Array.isArray(unknownKeys) && unknownKeys.length > 0) {
           return unknownKeys.map((key) => ({ path: `${path}.${String(key)}`, message: 'is not a known field' }));
         }
-        return [{ path, message: v.message ?? 'is invalid' }];
+        return [{ path, message: repeatedParameter(request, err.validationContext, path) ?? v.message ?? 'is invalid' }];
       }).slice(0, MAX_FIELD_ERRORS);
       return sendProblem(reply, 400, 'validation_failed', 'Invalid request', 'The request does not match the schema; see errors.', errors);
     }

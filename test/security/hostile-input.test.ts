@@ -178,6 +178,15 @@ test('hostile JSON and parameters: each answers a quick 4xx problem document, wr
   assert.equal(rt.logs.filter((l) => l.msg === 'unhandled error').length, 0, 'no hostile input reached the 500 path');
 });
 
+test('a query parameter given twice is refused with words that say so, whatever its type', async () => {
+  for (const url of ['/v1/candidates?limit=5&limit=10', '/v1/matching-runs?status=failed&status=queued', `/v1/matching-runs/${runId}/events?after=1&after=2`]) {
+    const res = await rt.app!.inject({ method: 'GET', url, headers: rt.auth() });
+    assert.equal(res.statusCode, 400, url);
+    const errors = (res.json() as { errors: Array<{ path: string; message: string }> }).errors;
+    assert.match(errors[0]!.message, /^is given 2 times; give it once$/, `${url}: ${res.body}`);
+  }
+});
+
 test('mass assignment: fields the server owns (orgId, id, status, shortlist…) are refused with their paths, never stored', async () => {
   const attempts: Array<{ url: string; body: Record<string, unknown>; paths: string[] }> = [
     { url: '/v1/roles', body: { ...ROLE, orgId: 'x', id: '00000000-0000-4000-8000-000000000001', createdAt: '2000-01-01T00:00:00Z' }, paths: ['body.orgId', 'body.id', 'body.createdAt'] },
