@@ -4,11 +4,11 @@
 // statement executes there, on another core, and this thread only does the pg socket I/O.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock.js';
+import { createSocketDir } from './socket-dirs.js';
 import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
 
 export interface EmbeddedServer extends EventEmitter {
@@ -52,8 +52,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
   let socketDir: string | undefined;
   try {
     if (pgDataDir && !opts.loadDataDir) await initDataDirInChildProcess(pgDataDir);
-    // A private directory per process: a stale socket can never be someone else's.
-    socketDir = await mkdtemp(path.join(tmpdir(), 'talent-matcher-pg-'));
+    // A private directory per database: a stale socket can never be someone else's (socket-dirs.ts).
+    socketDir = await createSocketDir();
     const loadDataDir = opts.loadDataDir ? await opts.loadDataDir.arrayBuffer() : undefined;
     const thread = await DatabaseThread.start(
       {

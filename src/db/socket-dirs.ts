@@ -1,0 +1,39 @@
+// The private directories that hold the embedded database's unix socket, one per database a process starts. A process
+// that is killed cannot remove its own, so each start removes those of processes that are gone.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const PREFIX = 'talent-matcher-pg-';
+// The owner's pid is in the name: talent-matcher-pg-<pid>-<random>.
+const OWNED = new RegExp(`^${PREFIX}(\\d+)-`);
+
+/** A new socket directory named after this process, once the directories of processes that are gone are removed. */
+export async function createSocketDir(parent = tmpdir()): Promise<string> {
+  await removeStaleSocketDirs(parent);
+  return mkdtemp(path.join(parent, `${PREFIX}${process.pid}-`));
+}
+
+/**
+ * Removes the socket directories whose process is gone. Never this process's own (it may run several databases, as
+ * tests do), nor one whose pid is alive or not ours to signal; a pid reused since only keeps a directory a while longer.
+ */
+export async function removeStaleSocketDirs(parent = tmpdir()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(parent).catch(() => [])) {
+    const pid = Number(OWNED.exec(name)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isAlive(pid)) continue;
+    await rm(path.join(parent, name), { recursive: true, force: true }).catch(() => {});
+    removed.push(name);
+  }
+  return removed;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
