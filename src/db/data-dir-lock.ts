@@ -85,14 +85,20 @@ async function ownerOf(file: string): Promise<number | undefined> {
   }
 }
 
-function isRunning(pid: number): boolean {
-  if (pid <= 0 || pid === process.pid) return false;
+/** Whether a process with this pid exists (one we may not signal counts: it is someone's). */
+export function processExists(pid: number): boolean {
+  if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Another process holds what names this pid; one naming our own pid was left by a predecessor (see `held`). */
+function isRunning(pid: number): boolean {
+  return pid !== process.pid && processExists(pid);
 }
 
 /**

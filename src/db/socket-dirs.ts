@@ -3,6 +3,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { processExists } from './data-dir-lock.js';
 
 const PREFIX = 'talent-matcher-pg-';
 // The owner's pid is in the name: talent-matcher-pg-<pid>-<random>.
@@ -22,18 +23,9 @@ export async function removeStaleSocketDirs(parent = tmpdir()): Promise<string[]
   const removed: string[] = [];
   for (const name of await readdir(parent).catch(() => [])) {
     const pid = Number(OWNED.exec(name)?.[1] ?? NaN);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isAlive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processExists(pid)) continue;
     await rm(path.join(parent, name), { recursive: true, force: true }).catch(() => {});
     removed.push(name);
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }
