@@ -12,7 +12,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-serv
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { refOf, refScoredModel } from '../support/ref-scorer.js';
 import { waitFor } from '../support/runtime.js';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { crashTestEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
 const API_KEY = 'tm_crashemb0_key_for_the_default_organisation';
 const PARAMS = { maxIterations: 1, scoreLimit: 12, targetStrong: 50 };
@@ -40,13 +40,7 @@ async function startService(opts: { prelude?: string } = {}): Promise<ServicePro
     {
       PROCESS_ROLE: 'all',
       DATA_DIR: dataDir,
-      MATCH_ENGINE: 'llm',
-      LLM_BASE_URL: fake.url,
-      LLM_MODEL: 'fake-chat',
-      LLM_CONCURRENCY: '2',
-      RUN_LEASE_MS: '2000',
-      RUN_HEARTBEAT_MS: '500',
-      WORKER_POLL_MS: '100',
+      ...crashTestEnv(fake.url),
       SHUTDOWN_GRACE_MS: '2000',
       LOG_LEVEL: 'info',
     },

@@ -18,6 +18,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-serv
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
 import { refOf, refScoredModel } from '../support/ref-scorer.js';
+import { crashTestEnv } from '../support/service-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let db: Database;
@@ -53,13 +54,7 @@ function startWorker(): ChildProcess {
       PROCESS_ROLE: 'worker',
       DATABASE_URL: socketUrl(db),
       DB_POOL_MAX: '4',
-      MATCH_ENGINE: 'llm',
-      LLM_BASE_URL: fake.url,
-      LLM_MODEL: 'fake-chat',
-      LLM_CONCURRENCY: '2',
-      RUN_LEASE_MS: '2000',
-      RUN_HEARTBEAT_MS: '500',
-      WORKER_POLL_MS: '100',
+      ...crashTestEnv(fake.url),
       LOG_LEVEL: 'warn',
       BOOTSTRAP_API_KEY: 'tm_crashtest0_key_for_the_default_org',
     },

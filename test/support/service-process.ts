@@ -14,6 +14,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * What the crash tests run a service or worker with: the llm engine on the fake model server, two model calls at a
+ * time, and leases short enough that a killed process's run is claimed again within seconds.
+ */
+export function crashTestEnv(fakeModelUrl: string): Record<string, string> {
+  return {
+    MATCH_ENGINE: 'llm',
+    LLM_BASE_URL: fakeModelUrl,
+    LLM_MODEL: 'fake-chat',
+    LLM_CONCURRENCY: '2',
+    RUN_LEASE_MS: '2000',
+    RUN_HEARTBEAT_MS: '500',
+    WORKER_POLL_MS: '100',
+  };
+}
+
 export interface ServiceProcess {
   child: ChildProcess;
   pid: number;
