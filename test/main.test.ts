@@ -1,6 +1,6 @@
 // The real entry point in a child process: boots on the embedded database, serves, and exits 0 on SIGTERM.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -71,12 +71,13 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
 });
 
 // API.md: "npm start" is how the service is started, and SIGTERM makes it exit 0. npm forwards a signal to the
-// script's shell only; unless the shell execs the service, the service never hears it and outlives npm.
-test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and frees its port and data dir', async () => {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-npm-start-'));
+// script's shell only; unless the shell execs the service (or, for npm run dev, the watcher that runs it), the service
+// never hears it and outlives npm.
+async function npmScriptStopsOnSigterm(args: string[], expectedExit?: { code: number | null; signal: NodeJS.Signals | null }): Promise<void> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-npm-script-'));
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'npm-start-test-key-0123456789' };
-  const npm = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn('npm', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   npm.stdout.on('data', (d) => (out += d));
   npm.stderr.on('data', (d) => (out += d));
@@ -84,6 +85,7 @@ test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and fr
     npm.on('exit', (code, signal) => resolve({ code, signal })),
   );
   let servicePid: number | undefined;
+  let parentPid: number | undefined;
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -101,17 +103,28 @@ test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and fr
     }
     assert.ok(servicePid, `the service started:\n${out}`);
     assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+    // npm itself when the script execs the service; the watcher for npm run dev.
+    parentPid = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(servicePid)], { encoding: 'utf8' }).trim());
+    assert.ok(parentPid > 1, 'the service has a parent');
 
     npm.kill('SIGTERM');
-    assert.deepEqual(await exited, { code: 0, signal: null }, out);
-    const gone = Date.now() + 5_000;
-    while (alive(servicePid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    const exit = await exited;
+    if (expectedExit) assert.deepEqual(exit, expectedExit, out);
+    const gone = Date.now() + 10_000;
+    while ((alive(servicePid) || alive(parentPid)) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
     assert.equal(alive(servicePid), false, 'the service process exited with npm');
+    assert.equal(alive(parentPid), false, 'the process that ran it exited with npm');
     assert.match(out, /"signal":"SIGTERM","msg":"shutting down"/);
     assert.equal(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused'), 'refused');
   } finally {
     npm.kill('SIGKILL');
-    if (servicePid !== undefined && alive(servicePid)) process.kill(servicePid, 'SIGKILL');
+    for (const pid of [servicePid, parentPid]) if (pid !== undefined && pid !== npm.pid && alive(pid)) process.kill(pid, 'SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
   }
-});
+}
+
+test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and frees its port and data dir', () =>
+  npmScriptStopsOnSigterm(['start', '--silent'], { code: 0, signal: null }));
+
+test('npm run dev: SIGTERM to npm reaches the watcher and the service, and nothing is left running', () =>
+  npmScriptStopsOnSigterm(['run', 'dev', '--silent']));
