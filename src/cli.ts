@@ -1,4 +1,4 @@
-// Operator commands: migrate, create-api-key, revoke-api-key (more join as the service grows).
+// Operator commands: migrate, create-api-key, revoke-api-key, reembed, prune-traces, replay-run, export-scores.
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { exportScoresCsv } from './audit/export-scores.js';
