@@ -146,10 +146,9 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     await v1.register(candidateRoutes, {
       candidates: services.candidates,
       candidateStore: services.candidateStore,
-      onErased: (orgId) => {
-        finishedRuns.forgetOrganisation(orgId);
-        services.candidateErased(orgId);
-      },
+      // What every process remembers of the pool itself (skill vocabulary, term statistics) checks the organisation's
+      // erasure count at its next use (src/cache/erasure-epoch.ts); finished runs' answers are dropped here at once.
+      onErased: (orgId) => finishedRuns.forgetOrganisation(orgId),
       writeRateLimit,
     });
     await v1.register(roleRoutes, { roleStore: services.roleStore, writeRateLimit });

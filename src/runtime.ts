@@ -50,7 +50,6 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter, now: opts.now });
     const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
     const search = createSearch({ db, embedder });
-    services.onCandidateErased((orgId) => search.forget(orgId));
     const worker =
       config.PROCESS_ROLE === 'api'
         ? null

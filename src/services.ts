@@ -37,7 +37,6 @@ export async function createServices(config: Config, deps: ServiceDeps) {
   const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS, now: deps.now });
   const lifecycle = { closing: false };
   const queueListeners = new Set<() => void>();
-  const erasureListeners = new Set<(orgId: string) => void>();
 
   return {
     config,
@@ -71,18 +70,6 @@ export async function createServices(config: Config, deps: ServiceDeps) {
     onRunQueued(listener: () => void): () => void {
       queueListeners.add(listener);
       return () => queueListeners.delete(listener);
-    },
-    /**
-     * Told by the erasure route. What this process remembers of an organisation's pool (the query expander's skill
-     * vocabulary, search's term statistics) listens here and forgets the organisation at once; another process
-     * forgets when its copy is next reloaded (docs/operations.md, Caches).
-     */
-    candidateErased(orgId: string): void {
-      erasureListeners.forEach((listener) => listener(orgId));
-    },
-    onCandidateErased(listener: (orgId: string) => void): () => void {
-      erasureListeners.add(listener);
-      return () => erasureListeners.delete(listener);
     },
     expectedMigrations: (await readMigrations()).length,
     async refreshQueueGauges() {

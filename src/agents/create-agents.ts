@@ -1,6 +1,6 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
 import { runManifest, type RunManifest } from '../audit/manifest.js';
-import { memoizeRefreshing } from '../cache/recent-cache.js';
+import { memoizeUntilErased } from '../cache/erasure-epoch.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, loadPinnedRegistry, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
@@ -56,10 +56,10 @@ export function createAgentsFactory(config: Config, services: Services) {
   // Every expansion reads it (a GROUP BY over every candidate's skills); a minute-old vocabulary only
   // misses skills of candidates added within that minute, which the expander then does not offer as filters.
   // Recomputed in the background once that old, so that no expansion but an organisation's first waits for it.
-  const skillVocabulary = memoizeRefreshing(VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary);
-  // The expander suggests the vocabulary's skills to a model: an erased candidate's must not outlive the erasure here.
-  services.onCandidateErased((orgId) => skillVocabulary.forget(orgId));
-  const pool: PoolInsight = { skillVocabulary, countMatching: services.candidateStore.countMatching };
+  // The expander suggests the vocabulary's skills to a model: an erased candidate's must not outlive the erasure, in
+  // whichever process it was made, so each expansion checks the organisation's erasure count (one indexed read).
+  const vocabulary = memoizeUntilErased(services.db, VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary);
+  const pool: PoolInsight = { skillVocabulary: vocabulary.current, countMatching: services.candidateStore.countMatching };
   const heuristic = createHeuristicAgents(pool);
   // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.
   const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool) : null;

@@ -83,8 +83,11 @@ export class RecentCache<V> {
 
 /** A memoized load, and a way to drop what it remembers of one key. */
 export type Memoized<V> = ((key: string) => Promise<V>) & {
-  /** The key's value is dropped at once, and a reload under way is not kept: the next call loads anew and waits. */
-  forget(key: string): void;
+  /**
+   * The key's value is dropped at once, and a reload under way is not kept: the next call loads anew and waits.
+   * With `only`: dropped only if it is still the value a call answered with that promise (not a newer one since).
+   */
+  forget(key: string, only?: Promise<V>): void;
 };
 
 /**
@@ -131,5 +134,8 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
     return entry.value;
   };
   // A reload under way replaces only the entry it was started for (see above), so it cannot bring the key back.
-  return Object.assign(get, { forget: (key: string) => void entries.delete(key) });
+  const forget = (key: string, only?: Promise<V>) => {
+    if (only === undefined || entries.get(key)?.value === only) entries.delete(key);
+  };
+  return Object.assign(get, { forget });
 }

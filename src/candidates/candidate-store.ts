@@ -215,6 +215,9 @@ export function createCandidateStore(db: Database) {
            WHERE org_id = $1 AND (candidate_id = $2 OR (kind = 'model.exchange' AND data -> 'candidateIds' ? $2::text))`,
           [orgId, id],
         );
+        // Last, so erasures of one organisation wait on each other only for this row's moment: what other processes
+        // remember of the pool is read anew at its next use (src/cache/erasure-epoch.ts).
+        await tx.query('UPDATE organisations SET erasures = erasures + 1 WHERE id = $1', [orgId]);
         return true;
       });
     },

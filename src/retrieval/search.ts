@@ -125,10 +125,6 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
     warm(orgId: string): void {
       rarity.poolSize(orgId).catch(() => {});
     },
-    /** After an erasure in the organisation: what this search remembers of its pool (its words) is dropped. */
-    forget(orgId: string): void {
-      rarity.forget(orgId);
-    },
     async search(req: SearchRequest): Promise<SearchHit[]> {
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];

@@ -1,5 +1,5 @@
 // Which words of a query are worth a full-text search: the pool's rarest ones, never those most resumes share.
-import { memoizeRefreshing } from '../cache/recent-cache.js';
+import { erasuresColumn, memoizeUntilErased } from '../cache/erasure-epoch.js';
 import type { Queryable } from '../db/database.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -17,7 +17,9 @@ interface PoolStats {
  * every resume's words (~50-100 ms of the embedded database at 2,000 candidates, growing with the pool): they are
  * cached per organisation and, once older than ttlMs, recomputed in the background while searches go on with the
  * previous ones. Words of candidates added since are ignored until then. Only an organisation's first search (or
- * one after maxAgeMs without a successful recomputation) waits for them.
+ * one after maxAgeMs without a successful recomputation) waits for them, and the first after an erasure in any
+ * process: the erased resume's words must not choose another search's terms (the erasure count rides on the
+ * statement that splits the queries into words, so the check costs no round trip).
  */
 export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs?: number; maxTerms?: number } = {}) {
   const ttlMs = opts.ttlMs ?? 60_000;
@@ -34,7 +36,7 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs
     return { pool: count.rows[0]?.n ?? 0, df: new Map(stats.rows.map((r) => [r.word, r.ndoc])) };
   }
 
-  const statsFor = memoizeRefreshing(ttlMs, maxAgeMs, load);
+  const statsFor = memoizeUntilErased(db, ttlMs, maxAgeMs, load);
 
   function toTsquery(stats: PoolStats, lexemes: string[]): string | null {
     const known = lexemes.filter((w) => stats.df.has(w));
@@ -47,24 +49,26 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs
   }
 
   return {
-    /** After an erasure: the statistics hold the erased resume's words, so the next search reads them anew. */
-    forget(orgId: string): void {
-      statsFor.forget(orgId);
-    },
-    /** Candidates in the organisation's pool, as of the cached statistics. */
+    /** Candidates in the organisation's pool, as of the cached statistics (checked against erasures by tsqueries). */
     async poolSize(orgId: string): Promise<number> {
-      return (await statsFor(orgId)).pool;
+      return (await statsFor.remembered(orgId)).pool;
     },
-    /** For each query, an OR tsquery (for to_tsquery('simple', ...)) of its rarest pool words, or null; one statement for all. */
+    /**
+     * For each query, an OR tsquery (for to_tsquery('simple', ...)) of its rarest pool words, or null; one statement
+     * for all, which also reads the organisation's erasure count: statistics read before an erasure are read again.
+     */
     async tsqueries(orgId: string, queries: string[]): Promise<Array<string | null>> {
       if (!queries.length) return [];
-      const stats = await statsFor(orgId);
-      const r = await db.query<{ i: number; lexemes: string[] }>(
-        `SELECT q.i::int AS i, array_agg(DISTINCT l.lexeme) AS lexemes
+      if (!UUID.test(orgId)) throw new Error('organisation id must be a UUID');
+      const r = await db.query<{ i: number; lexemes: string[]; erasures: number | null }>(
+        `SELECT q.i::int AS i, array_agg(DISTINCT l.lexeme) AS lexemes, ${erasuresColumn('$2')} AS erasures
          FROM unnest($1::text[]) WITH ORDINALITY AS q(text, i), unnest(to_tsvector('english', q.text)) AS l
          GROUP BY q.i`,
-        [queries.map((q) => q.slice(0, 50_000))],
+        [queries.map((q) => q.slice(0, 50_000)), orgId],
       );
+      // No query has a word to search for: no statistics are needed.
+      if (!r.rows.length) return queries.map(() => null);
+      const stats = await statsFor.asOf(orgId, r.rows[0]!.erasures ?? 0);
       const lexemes = new Map(r.rows.map((row) => [row.i, row.lexemes]));
       return queries.map((_, i) => toTsquery(stats, lexemes.get(i + 1) ?? []));
     },

@@ -1,5 +1,6 @@
 // An erasure and what a process remembers of its organisation's pool: the skill vocabulary the query expander shows a
-// model and the term statistics of full-text search hold the erased candidate's skills and words until reloaded.
+// model and the term statistics of full-text search held the erased candidate's skills and words until reloaded; they
+// are read again at their next use (across processes: erasure-across-processes.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { memoizeRefreshing } from '../../src/cache/recent-cache.js';
@@ -88,12 +89,13 @@ test('forget drops a remembered value at once; a reload that was under way does 
   assert.equal(loads, 3);
 });
 
-test("term statistics forget an organisation's pool when told, not a search later", async () => {
+test("term statistics read before an erasure are read again by the next search, told or not", async () => {
   const rarity = createTermRarity(rt.db);
   const before = await rarity.poolSize(orgId);
   const gone = (await rt.db.query<{ id: string }>("SELECT id FROM candidates WHERE org_id = $1 AND external_id = 'c6'", [orgId])).rows[0]!.id;
+  // The store, not the route: nothing in this process is told, as nothing in another process is.
   assert.equal(await rt.services.candidateStore.erase(orgId, gone), true);
-  assert.equal(await rarity.poolSize(orgId), before, 'remembered');
-  rarity.forget(orgId);
-  assert.equal(await rarity.poolSize(orgId), before - 1);
+  assert.equal(await rarity.poolSize(orgId), before, 'a figure no erased text reaches: remembered');
+  await rarity.tsqueries(orgId, ['swift engineer']);
+  assert.equal(await rarity.poolSize(orgId), before - 1, 'the search read the statistics again');
 });

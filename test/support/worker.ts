@@ -12,9 +12,7 @@ export function startTestWorker(
 ) {
   const factory = createAgentsFactory(rt.config, rt.services);
   const { wrap, callContextFor, ...overrides } = opts;
-  // Wired as runtime.ts wires it: an erasure through the test's API drops what the search remembers of the pool.
   const search = createSearch({ db: rt.db, embedder: rt.services.embedder });
-  rt.services.onCandidateErased((orgId) => search.forget(orgId));
   return startWorker(
     {
       db: rt.db,

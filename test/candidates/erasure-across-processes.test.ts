@@ -1,0 +1,127 @@
+// An erasure through one process and what another process sharing the database remembers of the organisation's pool:
+// the worker's skill vocabulary (suggested to a model, and widening the heuristic expander's queries) and its term
+// statistics (which words of a query full-text search keeps) must stop holding the erased candidate's skills and words
+// at their next use, not when their copy happens to be reloaded (a minute, up to 15). Two runtimes, each with its own
+// pool and caches, share one embedded database over its socket, as an API and a worker process do.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTermRarity } from '../../src/retrieval/term-rarity.js';
+import { RunParamsSchema } from '../../src/runs/run-schemas.js';
+import { socketUrl } from '../support/database.js';
+import { fakeReply, startFakeLlmServer, type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server.js';
+import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { scriptedModel } from '../support/scripted-model.js';
+
+// A skill only one candidate has, and the near miss the model asks about (the tool answers with the closest skills).
+const SKILL = 'Zorblax Operator';
+const NEAR_MISS = 'Zorblax Operatr';
+// A skill the heuristic expander adds to its searches (Kubernetes' neighbour) only when someone in the pool has it.
+const RELATED = 'OpenShift';
+// A word only one resume has: the rarest word of any query that contains it (its english stem is 'flimwickeri').
+const WORD = 'flimwickery';
+const STEM = /flimwick/;
+
+const LLM = { MATCH_ENGINE: 'llm', LLM_API_KEY: 'sk-test-erasure', LLM_MODEL: 'fake-chat' };
+
+let server: FakeLlmServer;
+/** Process A: the API that erases. */
+let api: TestRuntime;
+/** Process B: a worker on the same database, through its own pool. */
+let worker: TestRuntime;
+let orgId: string;
+
+const toolResults = (r: RecordedRequest) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
+
+before(async () => {
+  server = await startFakeLlmServer();
+  server.setHandler(
+    scriptedModel({
+      override: (req) =>
+        req.agent === 'queryExpander' && toolResults(req).length === 0 ? fakeReply.toolCall('evaluate_filters', { skillsAny: [NEAR_MISS] }) : undefined,
+    }),
+  );
+  api = await startTestRuntime({ ...LLM, LLM_BASE_URL: server.url, PROCESS_ROLE: 'api' });
+  const pool = [
+    ...backendPool(),
+    candidate('zorblax', { name: 'Ada Quist', skills: ['Go', SKILL], resume: 'Go engineer; wrote the zorblaxian operator for Kubernetes.' }),
+    candidate('openshift', { name: 'Bea Lindqvist', skills: ['Go', RELATED], resume: 'Go engineer running clusters for a bank.' }),
+    candidate('flimwick', { name: 'Cy Moreau', skills: ['Go'], resume: `Go engineer known for ${WORD} in distributed systems.` }),
+  ];
+  const res = await api.app!.inject({ method: 'POST', url: '/v1/candidates', headers: api.auth(), payload: { candidates: pool } });
+  assert.equal(res.statusCode, 200, res.body);
+  orgId = (await api.db.query<{ id: string }>("SELECT id FROM organisations WHERE name = 'default'")).rows[0]!.id;
+  worker = await startTestRuntime({ ...LLM, LLM_BASE_URL: server.url, PROCESS_ROLE: 'worker', DATABASE_URL: socketUrl(api.db), DB_POOL_MAX: '4' });
+});
+after(async () => {
+  await worker?.close();
+  await api?.close();
+  await server?.close();
+});
+
+/** Erased through process A's API; process B is not told. */
+async function eraseThroughApi(externalId: string): Promise<void> {
+  const id = (await api.db.query<{ id: string }>('SELECT id FROM candidates WHERE external_id = $1', [externalId])).rows[0]!.id;
+  assert.equal((await api.app!.inject({ method: 'DELETE', url: `/v1/candidates/${id}`, headers: api.auth() })).statusCode, 204);
+}
+
+async function finished(runId: string): Promise<void> {
+  const status = await waitFor(async () => {
+    const r = await api.db.query<{ status: string }>('SELECT status FROM matching_runs WHERE id = $1', [runId]);
+    const s = r.rows[0]?.status;
+    return s === 'succeeded' || s === 'failed' || s === 'cancelled' ? s : null;
+  }, 30_000, 'the run to finish in process B');
+  assert.equal(status, 'succeeded');
+}
+
+/** An llm run started through A and executed by B: what B's expander offered the model from the vocabulary. */
+async function llmRun(): Promise<string> {
+  const from = server.chatRequests().length;
+  const res = await api.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: api.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 2 } });
+  assert.equal(res.statusCode, 202, res.body);
+  await finished(res.json().id);
+  return server.chatRequests().slice(from).filter((r) => r.agent === 'queryExpander').flatMap(toolResults).join('\n');
+}
+
+/** A heuristic run executed by B: the queries its expander searched with (the second round's widens the first's). */
+async function heuristicRun(): Promise<string[]> {
+  const params = RunParamsSchema.parse({ maxIterations: 2, scoreLimit: 2, targetStrong: 50 });
+  const created = await api.db.withTransaction((tx) =>
+    api.services.runStore.create(tx, { orgId, role: GO_ROLE, engine: 'heuristic', params, idempotencyKey: null, requestHash: null, maxInFlight: 100 }),
+  );
+  assert.equal(created.outcome, 'created');
+  const runId = (created as { run: { id: string } }).run.id;
+  await finished(runId);
+  const trace = await api.db.query<{ data: { queries: string[] } }>("SELECT data FROM run_trace WHERE run_id = $1 AND kind = 'queries.expanded'", [runId]);
+  return trace.rows.flatMap((r) => r.data.queries);
+}
+
+test("after an erasure through another process, the worker's query expander no longer offers the model the candidate's skills", async () => {
+  const first = await llmRun();
+  assert.ok(first.includes(SKILL), `process B suggests the pool's closest skill: ${first}`);
+  await eraseThroughApi('zorblax');
+  const second = await llmRun();
+  assert.ok(second.length > 0, 'the tool was asked again');
+  assert.equal(second.includes(SKILL), false, `not from the vocabulary process B read before the erasure: ${second}`);
+});
+
+test("after an erasure through another process, the worker's heuristic expander no longer searches for the candidate's skills", async () => {
+  const first = await heuristicRun();
+  assert.ok(first.some((q) => q.includes(RELATED)), `a related skill someone in the pool has widens the search: ${first.join(' | ')}`);
+  await eraseThroughApi('openshift');
+  const second = await heuristicRun();
+  assert.ok(second.length > 0);
+  assert.equal(second.some((q) => q.includes(RELATED)), false, `nobody left has it: ${second.join(' | ')}`);
+});
+
+test("after an erasure through another process, another pool's term statistics no longer keep the candidate's words", async () => {
+  // Process B's search, on B's pool.
+  const rarity = createTermRarity(worker.db);
+  const [before] = await rarity.tsqueries(orgId, [`${WORD} engineer`]);
+  assert.match(before ?? '', STEM, 'the rare word is searched for while its resume exists');
+  const poolBefore = await rarity.poolSize(orgId);
+  await eraseThroughApi('flimwick');
+  const [afterErasure] = await rarity.tsqueries(orgId, [`${WORD} engineer`]);
+  assert.doesNotMatch(afterErasure ?? '', STEM, 'the erased resume no longer shapes the full-text search');
+  assert.equal(await rarity.poolSize(orgId), poolBefore - 1);
+});
