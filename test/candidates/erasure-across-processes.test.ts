@@ -1,8 +1,9 @@
 // An erasure through one process and what another process sharing the database remembers of the organisation's pool:
 // the worker's skill vocabulary (suggested to a model, and widening the heuristic expander's queries) and its term
 // statistics (which words of a query full-text search keeps) must stop holding the erased candidate's skills and words
-// at their next use, not when their copy happens to be reloaded (a minute, up to 15). Two runtimes, each with its own
-// pool and caches, share one embedded database over its socket, as an API and a worker process do.
+// at their next use, not when their copy happens to be reloaded (a minute, up to 15). What another API process answers
+// from memory (a finished run, a verified key) is not checked on use: it holds for CACHE_TTL_MS, the documented bound.
+// Two runtimes, each with its own pool and caches, share one embedded database over its socket, as processes do.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTermRarity } from '../../src/retrieval/term-rarity.js';
@@ -12,6 +13,7 @@ import { fakeReply, startFakeLlmServer, type FakeLlmServer, type RecordedRequest
 import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
 import { scriptedModel } from '../support/scripted-model.js';
+import { testClock } from '../support/clock.js';
 
 // A skill only one candidate has, and the near miss the model asks about (the tool answers with the closest skills).
 const SKILL = 'Zorblax Operator';
@@ -27,8 +29,10 @@ const LLM = { MATCH_ENGINE: 'llm', LLM_API_KEY: 'sk-test-erasure', LLM_MODEL: 'f
 let server: FakeLlmServer;
 /** Process A: the API that erases. */
 let api: TestRuntime;
-/** Process B: a worker on the same database, through its own pool. */
+/** Process B: API and worker on the same database, through its own pool, on a clock the test sets. */
 let worker: TestRuntime;
+const clock = testClock();
+const CACHE_TTL_MS = 1_000;
 let orgId: string;
 
 const toolResults = (r: RecordedRequest) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
@@ -51,7 +55,10 @@ before(async () => {
   const res = await api.app!.inject({ method: 'POST', url: '/v1/candidates', headers: api.auth(), payload: { candidates: pool } });
   assert.equal(res.statusCode, 200, res.body);
   orgId = (await api.db.query<{ id: string }>("SELECT id FROM organisations WHERE name = 'default'")).rows[0]!.id;
-  worker = await startTestRuntime({ ...LLM, LLM_BASE_URL: server.url, PROCESS_ROLE: 'worker', DATABASE_URL: socketUrl(api.db), DB_POOL_MAX: '4' });
+  worker = await startTestRuntime(
+    { ...LLM, LLM_BASE_URL: server.url, PROCESS_ROLE: 'all', DATABASE_URL: socketUrl(api.db), DB_POOL_MAX: '4', CACHE_TTL_MS: String(CACHE_TTL_MS) },
+    { now: clock.now },
+  );
 });
 after(async () => {
   await worker?.close();
@@ -75,12 +82,12 @@ async function finished(runId: string): Promise<void> {
 }
 
 /** An llm run started through A and executed by B: what B's expander offered the model from the vocabulary. */
-async function llmRun(): Promise<string> {
+async function llmRun(): Promise<{ runId: string; suggested: string }> {
   const from = server.chatRequests().length;
   const res = await api.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: api.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 2 } });
   assert.equal(res.statusCode, 202, res.body);
   await finished(res.json().id);
-  return server.chatRequests().slice(from).filter((r) => r.agent === 'queryExpander').flatMap(toolResults).join('\n');
+  return { runId: res.json().id, suggested: server.chatRequests().slice(from).filter((r) => r.agent === 'queryExpander').flatMap(toolResults).join('\n') };
 }
 
 /** A heuristic run executed by B: the queries its expander searched with (the second round's widens the first's). */
@@ -97,10 +104,10 @@ async function heuristicRun(): Promise<string[]> {
 }
 
 test("after an erasure through another process, the worker's query expander no longer offers the model the candidate's skills", async () => {
-  const first = await llmRun();
+  const first = (await llmRun()).suggested;
   assert.ok(first.includes(SKILL), `process B suggests the pool's closest skill: ${first}`);
   await eraseThroughApi('zorblax');
-  const second = await llmRun();
+  const second = (await llmRun()).suggested;
   assert.ok(second.length > 0, 'the tool was asked again');
   assert.equal(second.includes(SKILL), false, `not from the vocabulary process B read before the erasure: ${second}`);
 });
@@ -124,4 +131,42 @@ test("after an erasure through another process, another pool's term statistics n
   const [afterErasure] = await rarity.tsqueries(orgId, [`${WORD} engineer`]);
   assert.doesNotMatch(afterErasure ?? '', STEM, 'the erased resume no longer shapes the full-text search');
   assert.equal(await rarity.poolSize(orgId), poolBefore - 1);
+});
+
+test("a finished run another process answered from memory: that answer for CACHE_TTL_MS after an erasure here, then a new ETag without the name", async (t) => {
+  const { runId } = await llmRun();
+  t.after(() => clock.set(null));
+  const start = Date.now() + 10_000;
+  clock.set(start);
+  const poll = (headers: Record<string, string> = {}) => worker.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: { ...worker.auth(), ...headers } });
+  const cached = await poll();
+  assert.equal(cached.statusCode, 200);
+  const etag = cached.headers.etag as string;
+  const top = cached.json().shortlist[0];
+  assert.ok(top.name, 'the shortlist names its candidates');
+
+  await eraseThroughApi(top.externalId);
+  clock.set(start + CACHE_TTL_MS - 1);
+  assert.equal((await poll()).headers.etag, etag, 'within the cache time: the answer B remembers (the documented bound)');
+  clock.set(start + CACHE_TTL_MS);
+  const moved = await poll({ 'if-none-match': etag });
+  assert.equal(moved.statusCode, 200, 'the old ETag no longer matches');
+  assert.notEqual(moved.headers.etag, etag);
+  const entry = moved.json().shortlist.find((e: { candidateId: string }) => e.candidateId === top.candidateId);
+  assert.deepEqual([entry.name, entry.externalId], [null, null]);
+  assert.equal(moved.body.includes(top.name), false, 'the name is nowhere in the answer');
+});
+
+test('a key revoked through another process stops working there within CACHE_TTL_MS', async (t) => {
+  const { key, prefix } = await api.services.apiKeys.create('revoked-elsewhere');
+  t.after(() => clock.set(null));
+  const start = Date.now() + 10_000;
+  clock.set(start);
+  const list = () => worker.app!.inject({ url: '/v1/candidates?limit=1', headers: worker.auth(key) });
+  assert.equal((await list()).statusCode, 200);
+  assert.equal(await api.services.apiKeys.revoke(prefix), true);
+  clock.set(start + CACHE_TTL_MS - 1);
+  assert.equal((await list()).statusCode, 200, 'within the cache time: still trusted (the documented bound)');
+  clock.set(start + CACHE_TTL_MS);
+  assert.equal((await list()).statusCode, 401);
 });
