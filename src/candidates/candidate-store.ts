@@ -265,8 +265,12 @@ export function createCandidateStore(db: Database) {
       return r.rows[0]?.n ?? 0;
     },
 
-    /** What the query expander may offer a model: the scrubbed skills (a skill that was an email is not there). */
+    /**
+     * What the query expander may offer a model: the scrubbed skills (a skill that was an email is not there). Rows
+     * older rules scrubbed are rewritten first, as for a filter: their copies may hold what the current rules remove.
+     */
     async skillVocabulary(orgId: string): Promise<Array<{ skill: string; count: number }>> {
+      await currentCopiesFor(db, orgId);
       const r = await db.query<{ skill: string; count: number }>(
         `SELECT s.skill, count(*)::int AS count FROM candidates c, unnest(c.scrubbed_skills) AS s(skill)
          WHERE c.org_id = $1 GROUP BY s.skill ORDER BY count DESC, s.skill LIMIT 1000`,

@@ -73,6 +73,20 @@ test('a skill filter matches the keys of the scrubbed skills: a skill that was a
   assert.deepEqual(keys.rows[0]!.skill_keys, ['go']);
 });
 
+test("a stale row is scrubbed again before its skills reach the expander's vocabulary: a skill older rules left as an email is not offered", async () => {
+  const leeds = ids.get('leeds')!;
+  // As rules before the current ones could leave a copy: the email still among the scrubbed skills.
+  await db.query(`UPDATE candidates SET scrubbed_skills = '{Go,pat.doe@example.org}', scrub_version = $2 WHERE id = $1`, [
+    leeds,
+    SCRUB_RULES_VERSION - 1,
+  ]);
+  const skills = (await store.skillVocabulary(orgId)).map((s) => s.skill);
+  assert.ok(skills.includes('Go'), `the vocabulary is read: ${skills.join(', ')}`);
+  assert.ok(!skills.includes('pat.doe@example.org'), `the stale copy's email is not offered: ${skills.join(', ')}`);
+  const row = await db.query<{ scrub_version: number }>('SELECT scrub_version FROM candidates WHERE id = $1', [leeds]);
+  assert.equal(row.rows[0]!.scrub_version, SCRUB_RULES_VERSION, 'the row was rewritten first');
+});
+
 test('a stale row is scrubbed again before a location or skill filter reads it: matched on its current copy, never its raw columns or an older copy', async () => {
   const leeds = ids.get('leeds')!;
   const baker = ids.get('baker')!;
