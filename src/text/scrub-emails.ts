@@ -36,6 +36,17 @@ const CONTACT_LABEL_BEFORE = /\bcontact(?:[ \t]+(?:info|information|details))?[ 
 // A column of a contact line ("Providence, RI | (123) 456-7890 | johndoe at acme.com"): the address is all of it.
 const COLUMN_BEFORE = /(?:^|[\n|•·●▪])[ \t]*$/;
 const COLUMN_AFTER = /^[ \t]*(?:[\n|•·●▪]|$)/;
+// Words that hand over an address, after which a bare " at " is one whatever stands before it: "write to janedoe at
+// acme.com", "email me at jdoe at acme.io", "reach me: janedoe at acme.com", "drop me a line at ...".
+const MAIL_CUE_BEFORE =
+  /(?:\b(?:write|e-?mail|mail|message|reach|contact|ping)[ \t]+(?:me|us)|\bwrite[ \t]+to|\bdrop[ \t]+(?:me[ \t]+|us[ \t]+)?a[ \t]+(?:line|note|mail|message)|\breachable|\bget[ \t]+in[ \t]+touch)(?:[ \t]+(?:at|on|to|via|by|through))?(?:[ \t]+e-?mail)?[ \t]*[:\-–—]?[ \t]*$/i;
+// A dotted local part made only of job-title words is a title at a company, not an address: "team.lead at acme.com",
+// "senior.engineer at shop.io". A role mailbox written that way is no person's contact either.
+const TITLE_WORDS = new Set(
+  ('team lead tech senior sr junior jr staff principal chief head engineer eng dev developer manager mgr product project program ' +
+    'owner designer architect analyst data qa ops devops sre sales marketing hr support admin founder cofounder intern vp cto ceo ' +
+    'cfo coo cio ciso director scientist researcher consultant associate assistant executive officer specialist coordinator').split(' '),
+);
 
 /** Whether text[from, to) is a whole column of its line, read from a few characters either side. */
 function isWholeColumn(text: string, from: number, to: number): boolean {
@@ -47,8 +58,11 @@ function isWholeColumn(text: string, from: number, to: number): boolean {
   return leadOk && tailOk;
 }
 
+const isTitle = (local: string): boolean => local.split('.').every((l) => TITLE_WORDS.has(l.toLowerCase()));
+
 function isLocalPart(local: string): boolean {
   if (UNDERSCORED_LOCAL.test(local) || NUMBERED_LOCAL.test(local)) return true;
+  if (isTitle(local)) return false;
   if (!DOTTED_LOCAL.test(local) || isSkillForm(local)) return false;
   const labels = local.split('.');
   const last = labels[labels.length - 1]!;
@@ -119,7 +133,11 @@ function decideEmail(m: RegExpExecArray, text: string): Decision {
   const mailHost = MAIL_HOSTS.has((labels[0] ?? '').toLowerCase());
   const before = text.slice(Math.max(0, from - 32), from);
   const lower = /^[a-z0-9._-]+$/.test(local);
-  const labelled = EMAIL_LABEL_BEFORE.test(before) || (lower && (CONTACT_LABEL_BEFORE.test(before) || isWholeColumn(text, from, to ?? m.index + token.length)));
+  // A column of its own is an address unless it reads as a title at a company ("Berlin | team.lead at acme.com | 2019").
+  const column = lower && !isTitle(local) && isWholeColumn(text, from, to ?? m.index + token.length);
+  // "Email marketing at acme.com" is a skill at a company: the word after "email" is no address when the two are a skill.
+  const emailLabel = EMAIL_LABEL_BEFORE.test(before) && !(/e-?mail[ \t]+$/i.test(before) && isSkillForm(`email ${local}`));
+  const labelled = emailLabel || MAIL_CUE_BEFORE.test(before) || (lower && CONTACT_LABEL_BEFORE.test(before)) || column;
   return spelledDot || mailHost || labelled || isLocalPart(local) ? { from, to, replacement: '[EMAIL]' } : null;
 }
 

@@ -49,6 +49,11 @@ const removed: Array<[string, string, string]> = [
   ['a personal site after "my site:"', 'my site: janesmith.dev', 'my site: [URL]'],
   ['personal sites after "visit", "see more at", "check out", in brackets', 'Demos: visit janesmith.dev or see more at jane.io (see jd.me; check out janedoe.dev).', 'Demos: visit [URL] or see more at [URL] (see [URL]; check out [URL]).'],
   ['personal sites after a site word', 'Portfolio at janedoe.dev, blog jane.io, website janesmith.dev, homepage: jsmith.me', 'Portfolio at [URL], blog [URL], website [URL], homepage: [URL]'],
+  // A bare "at" after words that hand over an address, whatever the local part looks like.
+  ['a plain word after "write to"', 'Questions? write to janedoe at acme.com. Write to JaneDoe at acme.io', 'Questions? write to [EMAIL]. Write to [EMAIL]'],
+  ['a plain word after "email me at", "mail me:", "drop me a line at"', 'email me at janedoe at acme.com; mail me: jdoe at acme.io; drop me a line at jane at acme.org', 'email me at [EMAIL]; mail me: [EMAIL]; drop me a line at [EMAIL]'],
+  ['a plain word after "reach me", with a real or a spelled dot', 'reach me: janedoe at acme.com or reach me: janedoe at acme dot com; you can reach me at jdoe at acme.co.uk', 'reach me: [EMAIL] or reach me: [EMAIL]; you can reach me at [EMAIL]'],
+  ['a dotted title after an e-mail or contact label is an address', 'Email: team.lead at acme.com | Contact: team.lead at acme.io', 'Email: [EMAIL] | Contact: [EMAIL]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -79,6 +84,10 @@ const kept: Array<[string, string]> = [
   ['office hours', 'office hours 0900-1700; Office hours: 0830-1730; Mon-Fri 0900-1700 hrs; shift 0645-1515'],
   ['round figures', 'p95 1200-1500 ms; scaled from 1000-5000 users; a range of 100-1000'],
   ['year ranges with an ASCII hyphen', 'Acme 2015-2019, Beta 1998-2003, Gamma 2019 - 2021'],
+  // Job titles at a company and skills before a bare at; words that hand over nothing.
+  ['a dotted job title before a bare at', 'I was team.lead at acme.com, then senior.engineer at shop.io\nBerlin | team.lead at acme.com | 2019'],
+  ['a skill after "email" before a bare at', 'Led email marketing at acme.com; Email marketing at shop.io'],
+  ['a plain word after prose verbs before a bare at', 'wrote to customers at acme.com; managed the contact center at acme.com; reach me at work at acme.com'],
 ];
 
 for (const [what, input] of kept) {
