@@ -2,6 +2,7 @@
 // (scrubber.ts), which calls this once every other link, contact detail and shown name has been found.
 import { siteNameForms } from './scrub-names.js';
 import { isSkillForm } from './skills.js';
+import { isWellKnownSite } from './well-known-sites.js';
 
 // A bare domain is as often a skill, a product or an employer as someone's site ("socket.io", "Fly.io", "H2O.ai",
 // "Booking.com"): its TLD decides nothing. A domain counts only where a person's own site stands: named after the
@@ -57,6 +58,17 @@ const CUE_RE =
 // in lower case, as people write their own, and with no skill in it ("see socket.io", "see docs.python.org").
 const PROSE_CUE_RE =
   /(?:(?<![\w-])(?:see|visit|check[ \t]+out)(?:[ \t]+(?:more|demos?|examples|projects|work))?(?:[ \t]+(?:at|on))?|(?<![\w-])(?:portfolio(?:[ \t]+(?:at|on))?|blog|site|website|web[ \t]site|homepage|home[ \t]page))[ \t]*[:\-–—]?[ \t]*$/i;
+// Top-level domains that people take for their own sites and companies seldom do: a lower-case domain under one is a
+// personal site wherever it stands ("my portfolio janedoe.dev has demos", "more at jane.me"), unless it is a skill's
+// or a well-known product's ("react.dev", "web.dev"). Under "io", "com" or "app" it is as often a product or an
+// employer ("deployed on fly.io", "worked at acme.com"), so a cue or a site's place is still needed there. "name" is
+// a person's as "jane.doe.name", while "user.name" is code; "codes" and "ninja" end code too ("status.codes", "build.ninja").
+const PERSONAL_TLDS = new Set('dev me page site blog cv website xyz'.split(' '));
+const isPersonalTld = (domain: string): boolean => {
+  const labels = domain.split('.');
+  const tld = labels[labels.length - 1]!;
+  return PERSONAL_TLDS.has(tld) || (tld === 'name' && labels.length >= 3);
+};
 // A resume's head: its first lines with any text, up to the first section, and only if it holds contact details (a
 // lone "Fly.io" under "Skills" is no site).
 const HEAD_LINES = 5;
@@ -89,7 +101,8 @@ function isPersonalSite(text: string, start: number, domain: string, forms: Set<
   const rest = text.slice(start + domain.length, start + domain.length + WINDOW);
   const post = rest.indexOf('\n') === -1 ? rest : rest.slice(0, rest.indexOf('\n'));
   if (CUE_RE.test(pre)) return true;
-  if (domain === domain.toLowerCase() && PROSE_CUE_RE.test(pre) && !labels.some(isSkillForm)) return true;
+  const ownSpelling = domain === domain.toLowerCase() && !labels.some(isSkillForm) && !isWellKnownSite(domain);
+  if (ownSpelling && (PROSE_CUE_RE.test(pre) || isPersonalTld(domain))) return true;
   if (!CELL_BEFORE.test(pre) || !CELL_AFTER.test(post)) return false;
   if (onContactLine(pre, post)) return true;
   return start < head && ALONE_BEFORE.test(pre) && ALONE_AFTER.test(post);

@@ -54,6 +54,9 @@ const removed: Array<[string, string, string]> = [
   ['a plain word after "email me at", "mail me:", "drop me a line at"', 'email me at janedoe at acme.com; mail me: jdoe at acme.io; drop me a line at jane at acme.org', 'email me at [EMAIL]; mail me: [EMAIL]; drop me a line at [EMAIL]'],
   ['a plain word after "reach me", with a real or a spelled dot', 'reach me: janedoe at acme.com or reach me: janedoe at acme dot com; you can reach me at jdoe at acme.co.uk', 'reach me: [EMAIL] or reach me: [EMAIL]; you can reach me at [EMAIL]'],
   ['a dotted title after an e-mail or contact label is an address', 'Email: team.lead at acme.com | Contact: team.lead at acme.io', 'Email: [EMAIL] | Contact: [EMAIL]'],
+  // A lower-case domain under a top level people take for their own sites, with no cue.
+  ['personal top levels in prose', 'my portfolio janedoe.dev has demos; notes at jane.me. Built janedoe.page, jdoe.blog and jane.doe.name with Next.js', 'my portfolio [URL] has demos; notes at [URL]. Built [URL], [URL] and [URL] with Next.js'],
+  ['a profile path with no cue', 'code: github.com/janedoe; projects on gitlab.com/jdoe', 'code: [URL]; projects on [URL]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -88,6 +91,11 @@ const kept: Array<[string, string]> = [
   ['a dotted job title before a bare at', 'I was team.lead at acme.com, then senior.engineer at shop.io\nBerlin | team.lead at acme.com | 2019'],
   ['a skill after "email" before a bare at', 'Led email marketing at acme.com; Email marketing at shop.io'],
   ['a plain word after prose verbs before a bare at', 'wrote to customers at acme.com; managed the contact center at acme.com; reach me at work at acme.com'],
+  // Well-known companies' sites after a cue, skills' sites and other top levels in prose.
+  ['well-known sites after a cue', 'see google.com, see cloud.google.com, visit coursera.org, check out fly.io, see amazon.co.uk'],
+  ['skills, skills\' sites and products under personal top levels', 'blog about react.dev and web.dev; built with node.js, vue.js and asp.net; docs at go.dev'],
+  ['code that ends like a personal top level', 'set git user.name and user.email; mapped status.codes; generated build.ninja'],
+  ['employers and products under other top levels in prose', 'deployed on fly.io and render.com; worked at acme.com; demos on jane.io; Visit JaneDoe.dev'],
 ];
 
 for (const [what, input] of kept) {
