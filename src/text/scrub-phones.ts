@@ -5,7 +5,12 @@ import { replaceDecided } from './replace-decided.js';
 // "/" joins a German area code to its number ("0171/1234567", "030 / 12345678") or two phones ("555-123-4567 /
 // 555-987-6543"); decidePhones tells which. A "+" right after a slash starts the second phone ("…4567/+1 555…").
 const PHONE_CANDIDATE_RE = /(?:(?<=\/)\+|(?<![\w+./,-])\+?)\(?\d[\d ().–/-]*\d\)?/g;
-const PHONE_LABEL_RE = /(?:phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|contact|whatsapp|ph|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/i;
+// A label starts a word ("graph 1200-1500" and "Hotel 1200-1500" have none); a one-letter one is a capital before a
+// colon, as contact lines write it ("M: 1200-3400", "T: 020 7946 0958").
+const PHONE_LABEL_RE =
+  /(?:(?<![a-z])(?:(?:tele|cell|mobile|hand|home|work|office)[ \t-]?phone|phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|cel|celular|móvil|movil|tlf|landline|fax|contact|whatsapp|ph|hp)|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/iu;
+const LETTER_LABEL_RE = /(?<![\p{L}\d])[MTPCHW][ \t]?:[ \t]*$/u;
+const isPhoneLabel = (before: string) => PHONE_LABEL_RE.test(before) || LETTER_LABEL_RE.test(before);
 const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;
 const YEAR = /^(?:19|20)\d\d$/;
 
@@ -73,7 +78,7 @@ function isRangeDash(text: string, at: number, length: number): boolean {
   const rest = after.slice(high[0].length);
   if (/^ ?[-.\u00B7\u2010-\u2015\u2212\u2E3A\u2E3B\u30FB\u30FC]? ?\d/.test(rest)) return false;
   const lead = before.slice(0, before.length - low[0].length);
-  if (PHONE_BEFORE.test(lead) || PHONE_LABEL_RE.test(lead.slice(-24))) return false;
+  if (PHONE_BEFORE.test(lead) || isPhoneLabel(lead.slice(-24))) return false;
   return numberValue(lowText) < numberValue(high[1]!);
 }
 
@@ -102,14 +107,54 @@ function isSlashBreak(separator: string, g: { start: number; end: number }[], k:
 const HYPHEN_PAIR = /^(\d+) ?- ?(\d+)$/;
 // A money word a little further back than MONEY_RE reaches, with no sentence or column break after it: "Salary
 // expectation (annual): 123456-145678".
-const RANGE_MONEY_BEFORE = /\b(?:salary|ctc|pay|compensation|stipend|budget|package|revenue)\b[^\n\d.;|!?]{0,32}$/i;
+const RANGE_MONEY_BEFORE = /\b(?:salary|ctc|pay|compensation|stipend|budget|package|revenue)\b[^\n\d.;|!?[]{0,32}$/i;
 const RANGE_UNIT_AFTER = /^[ \t]?(?:[$€£¥₹%]|(?:k|usd|eur|gbp|inr|cad|aud|sgd|chf|jpy|lpa|per|p\.?a|annually|yearly|monthly|hrs?|hours|ms|users|customers|employees|people|requests|rps|qps)(?![\p{L}\d]))/iu;
 // Words that announce a phone: after one, nothing reads as a range ("reach me at 1200-1500", "Call 1234-5678 hrs").
-const CONTACT_WORD = /\b(?:call|reach|contact|text|ring|dial|phone|tel|mobile|cell|whatsapp|sms)\b/i;
-const HOURS_BEFORE = /\b(?:hours|hrs|timings?|shifts?|available|availability)\b[^\n\d]{0,16}$/i;
+const CONTACT_WORD = /\b(?:call|reach|contact|text|ring|dial|phone|telephone|cellphone|tel|mobile|cell|landline|fax|whatsapp|sms)\b/i;
+// The phones a contact word announces are the next number and those listed after it ("call 1200-3400 or 1300-4500");
+// one after other words and a number or a placeholder is not, and a placeholder is no contact word ("Tel: [PHONE]
+// between 0900-1700", what a second scrub reads, keeps its hours as the first did). A verb may be followed by any
+// words ("Call the front desk at 1200-3400"); a noun only by what a label holds ("Mobile (preferred): ", "phone number
+// is "), as "mobile apps to 1200-1500 users" and "text models on" are prose.
+const LISTED = '(?:(?:\\d[\\d ().+\\-]{0,20}\\d|\\[PHONE\\])[ \\t]*(?:[,;/]|or|and)[ \\t]*)*$';
+const CONTACT_VERB_BEFORE = new RegExp(`(?<!\\[)\\b(?:call|reach|contact|ring|dial)\\b[^\\d[]*${LISTED}`, 'i');
+const CONTACT_NOUN_BEFORE = new RegExp(
+  `(?<!\\[)\\b(?:text|phone|telephone|cellphone|tel|mobile|cell|landline|fax|whatsapp|sms)\\b(?:[ \\t]*(?:[:#.,/\\-–—]|(?:me|us|on|at|via|is|number|no|nr)\\b|\\([^()\\d[\\]\\n]{0,20}\\)))*[ \\t]*${LISTED}`,
+  'i',
+);
+const isContactWordBefore = (before: string) => CONTACT_VERB_BEFORE.test(before) || CONTACT_NOUN_BEFORE.test(before);
+// Further back in the same sentence, with no other number between: only a request to call or a possessive reads so
+// ("Please call me any time after six on 1200-3400", "my mobile, for recruiters only, is 1200-3400"); "mobile" or
+// "text" alone is as often prose ("text classification models serving 1200-1500 ...").
+const FAR_CONTACT_BEFORE =
+  /(?:\b(?:call|reach|contact|text|ring|dial|whatsapp|message|sms)[ \t]+(?:me|us)\b|\b(?:my|our)[ \t]+(?:(?:tele|cell|mobile|home|work|office)[ \t-]?)?(?:phone|mobile|cell|number|landline)\b)[^\d\n.;|!?[]{0,60}$/i;
+// A phone word right after the number: "1200-3400 (mobile)", "1200-3400 [h]", "1200-3400, cell". Unbracketed, only at
+// the end of a clause: "1200-1500 phone calls" is a count.
+const CONTACT_AFTER =
+  /^[ \t]*(?:[([][ \t]*(?:(?:tele|cell|mobile|home|work|office)[ \t-]?phone|phone|tel|mobile|mob|cell|landline|fax|whatsapp|home|work|office|[mhwco])\.?[ \t]*[)\]]|[,–—-]?[ \t]*(?:mobile|cell|cellphone|telephone|landline|fax|whatsapp)(?=[ \t]*(?:$|[\n|,;.)])))/i;
+// An hours word, and the words after it: "Office hours: 0900-1700", but "available on mobile 1200-1700" is a phone.
+const HOURS_BEFORE = /\b(?:hours|hrs|timings?|shifts?|available|availability)\b([^\n\d[]{0,16})$/i;
 const isClockTime = (n: string) => n.length === 4 && Number(n.slice(0, 2)) <= 24 && Number(n.slice(2)) < 60;
 // Round numbers ("120000", "0900") end in two zeros; a phone's groups both do one time in ten thousand.
 const isRound = (n: string) => n.length >= 3 && n.endsWith('00');
+// A column of a contact line that holds another contact detail: "Jane Doe | 1200-3400 | [EMAIL]".
+const COLUMN_START = /(?:^|[\n|•·●▪])[ \t]*$/;
+const COLUMN_END = /^[ \t]*(?:[\n|•·●▪]|$)/;
+const OTHER_CONTACT = /\[(?:EMAIL|URL|ADDRESS)\]|@/;
+
+/** Whether text[from, to) is a column of a contact line; only a line's neighbourhood is read, as a long line is no such line. */
+function isContactColumn(text: string, from: number, to: number): boolean {
+  const windowStart = Math.max(0, from - 240);
+  const lead = text.slice(windowStart, from);
+  const tail = text.slice(to, to + 240);
+  const nl = lead.lastIndexOf('\n');
+  if (nl === -1 && windowStart > 0) return false;
+  const end = tail.indexOf('\n');
+  if (end === -1 && to + 240 < text.length) return false;
+  const pre = lead.slice(nl + 1);
+  const post = end === -1 ? tail : tail.slice(0, end);
+  return COLUMN_START.test(pre) && COLUMN_END.test(post) && OTHER_CONTACT.test(pre + post);
+}
 
 /** Whether text[from, to), two digit groups joined by an ASCII hyphen, reads as a range rather than a phone. */
 function isHyphenRange(text: string, from: number, to: number): boolean {
@@ -117,11 +162,16 @@ function isHyphenRange(text: string, from: number, to: number): boolean {
   if (!pair) return false;
   const [, low = '', high = ''] = pair;
   if (Number(low) >= Number(high)) return false;
-  const before = text.slice(Math.max(0, from - 48), from);
-  if (CONTACT_WORD.test(before.slice(-24))) return false;
-  if (RANGE_MONEY_BEFORE.test(before) || RANGE_UNIT_AFTER.test(text.slice(to, to + 12))) return true;
+  const before = text.slice(Math.max(0, from - 80), from);
+  const after = text.slice(to, to + 24);
   const clock = isClockTime(low) && isClockTime(high);
-  if (clock && HOURS_BEFORE.test(before)) return true;
+  // Clock times after an hours word are hours, after a contact word too ("contact hours 0900-1700"), unless a contact
+  // word follows the hours word.
+  const hours = clock ? HOURS_BEFORE.exec(before.slice(-48)) : null;
+  if (hours && !CONTACT_WORD.test(hours[1]!)) return true;
+  if (isContactWordBefore(before.slice(-24)) || CONTACT_AFTER.test(after) || isContactColumn(text, from, to)) return false;
+  if (RANGE_MONEY_BEFORE.test(before.slice(-48)) || RANGE_UNIT_AFTER.test(after.slice(0, 12))) return true;
+  if (FAR_CONTACT_BEFORE.test(before)) return false;
   // Two round numbers in order and of about one size: "120000-150000", "80000-120000", "0900-1700", "100-1000". A
   // leading zero is a trunk prefix unless both are clock times.
   const sized = high.length - low.length <= 1 && Number(high) <= Number(low) * 10;
@@ -142,7 +192,7 @@ function decidePhones(m: RegExpExecArray, text: string, source = text): string {
   const g: { start: number; end: number }[] = [];
   for (const d of raw.matchAll(/\d+/g)) g.push({ start: d.index, end: d.index + d[0].length });
   const before = text.slice(Math.max(0, m.index - 24), m.index);
-  const labelled = PHONE_LABEL_RE.test(before);
+  const labelled = isPhoneLabel(before);
   // A comma continues an amount only when digits follow it ("1,200"); "555-123-4567, or" ends a phone.
   const money = MONEY_RE.test(before) || /^(?:%|,\d)/.test(text.slice(m.index + raw.length, m.index + raw.length + 2));
   // Hyphen- or dot-joined groups ("2015-2019") are one token: a phone never starts or ends inside one.

@@ -57,6 +57,16 @@ const removed: Array<[string, string, string]> = [
   // A lower-case domain under a top level people take for their own sites, with no cue.
   ['personal top levels in prose', 'my portfolio janedoe.dev has demos; notes at jane.me. Built janedoe.page, jdoe.blog and jane.doe.name with Next.js', 'my portfolio [URL] has demos; notes at [URL]. Built [URL], [URL] and [URL] with Next.js'],
   ['a profile path with no cue', 'code: github.com/janedoe; projects on gitlab.com/jdoe', 'code: [URL]; projects on [URL]'],
+  // Phones of a range's shape with a phone word near them.
+  ['a round phone after a phone word', 'tel 1200-3400; call 1200-3400; mobile 1200-3400; cell 1200-3400; ph 1200-3400', 'tel [PHONE]; call [PHONE]; mobile [PHONE]; cell [PHONE]; ph [PHONE]'],
+  ['local 3-4 numbers', 'Call 555-0100 or 555-0199; office 555-0100', 'Call [PHONE] or [PHONE]; office [PHONE]'],
+  ['a round phone before a phone word', '1200-3400 (mobile), 1300-4500 [h], 1400-5600 (work phone); 1200-3400, cell', '[PHONE] (mobile), [PHONE] [h], [PHONE] (work phone); [PHONE], cell'],
+  ['a round phone after a request to call further back', 'Please call me any time after six on 1200-3400. My mobile, for recruiters only, is 1300-4500', 'Please call me any time after six on [PHONE]. My mobile, for recruiters only, is [PHONE]'],
+  ['a round phone after a call verb or a phone noun with a label\'s words', 'Call the front desk at 1200-3400; Mobile (preferred): 1300-4500; cell phone number 1400-5600; text me at 1500-6700', 'Call the front desk at [PHONE]; Mobile (preferred): [PHONE]; cell phone number [PHONE]; text me at [PHONE]'],
+  ['round phones listed after a phone word', 'call 1200-3400 or 1300-4500; Tel: 555-123-4567, 1200-1500; mobile: 1200-3400 / 1300-4500', 'call [PHONE] or [PHONE]; Tel: [PHONE], [PHONE]; mobile: [PHONE] / [PHONE]'],
+  ['a round phone after other phone labels', 'M: 1200-3400 | T: 1300-4500 | Fax: 1400-5600 | Cel: 1500-6700 | Cellphone: 1600-7800 | Telephone number is 1700-8900', 'M: [PHONE] | T: [PHONE] | Fax: [PHONE] | Cel: [PHONE] | Cellphone: [PHONE] | Telephone number is [PHONE]'],
+  ['a round phone as a column of a contact line', 'Berlin | 1200-3400 | jane@x.com\n1200-3400 • jdoe at gmail.com', 'Berlin | [PHONE] | [EMAIL]\n[PHONE] • [EMAIL]'],
+  ['a phone after an hours word and a phone word', 'available on mobile 1200-1700; Office hours 0900-1700, mobile 1200-1700', 'available on mobile [PHONE]; Office hours 0900-1700, mobile [PHONE]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -96,6 +106,12 @@ const kept: Array<[string, string]> = [
   ['skills, skills\' sites and products under personal top levels', 'blog about react.dev and web.dev; built with node.js, vue.js and asp.net; docs at go.dev'],
   ['code that ends like a personal top level', 'set git user.name and user.email; mapped status.codes; generated build.ninja'],
   ['employers and products under other top levels in prose', 'deployed on fly.io and render.com; worked at acme.com; demos on jane.io; Visit JaneDoe.dev'],
+  // Ranges near phone words that are no phones.
+  ['office hours after a contact word, and after a phone', 'contact hours 0900-1700; call me on [PHONE] between 0900-1700'],
+  ['a count before a phone word and after prose words', 'handled 1200-1500 phone calls; text classification models serving 1200-1500 requests; contact me about scaling to 1200-1500 users'],
+  ['a count after a phone word that is prose', 'Shipped mobile apps to 1200-1500 users; cell cultures of 1200-1500 samples; text messages to 1200-1500 customers'],
+  ['words ending like a phone label', 'graph 1200-1500; Hotel 1200-1500 rooms; Intel 1234567; m: 1200-3400'],
+  ['salary, hours, years and versions near contact details', 'Expected 120000-150000 | office hours 0900-1700 | 2019-2021 | Python 3.10-3.12 | jane@x.com'.replace('jane@x.com', '[EMAIL]')],
 ];
 
 for (const [what, input] of kept) {
@@ -103,3 +119,12 @@ for (const [what, input] of kept) {
     assert.equal(scrub(input), input);
   });
 }
+
+test('every case here scrubs to the same text twice: a placeholder is no phone word', () => {
+  // "Tel: [PHONE] between 0900-1700" read "[PHONE]" as the word "phone" and took the hours for a second phone.
+  const inputs = [...removed.map(([, input]) => input), ...kept.map(([, input]) => input), 'Tel: 555-123-4567 between 0900-1700'];
+  for (const input of inputs) {
+    const once = scrub(input);
+    assert.equal(scrub(once), once, input);
+  }
+});

@@ -247,6 +247,9 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('1/+'), fill('5551234/'), fill('555-123-4567 / '), fill('1 / 1 '), fill('salary 1200-1500 '), fill('hours 0900-1700 '),
     fill('1000-2000 ms '), fill('a -at- '), fill('a _dot_ '), fill('a.b at c.com '), fill('Email: a at b.com '), `${fill('a -dot- ')}-at- b.com`,
     fill('| a at b.com '), fill('Contact: a at b.com | '), fill('see a.io '), fill('visit a.b.io, '),
+    fill('write to a at b.com '), fill('reach me: a.b at c.com '), fill('team.lead at a.com '), fill('a.dev '), fill('ab.cd.me, '),
+    fill('call me any time '), fill('my mobile is 1200-3400 '), fill('1200-3400 (mobile) '), fill('| 1200-3400 | a@b.co\n'),
+    fill('contact hours 0900-1700 '), fill('M: 1200-3400 '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
@@ -262,7 +265,7 @@ test('a long run of phones is scrubbed in time linear in its length, not once pe
   // Spaces, dashes and dots join digit groups, so such a run is one phone candidate holding thousands of phones: each
   // replaced by re-slicing the whole run made it quadratic (400 KB took over ten seconds). Linear, it takes well under one.
   const size = 400_000;
-  for (const unit of ['5551234567 ', '555-123-4567 ', '(555) 123-4567 ', '12 000–', '555-123-4567 / ', '5551234567/']) {
+  for (const unit of ['5551234567 ', '555-123-4567 ', '(555) 123-4567 ', '12 000–', '555-123-4567 / ', '5551234567/', '1200-3400 | a@b.co\n', 'call me 1200-3400 ']) {
     const input = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
     const started = process.cpuUsage();
     const out = scrub(input);
