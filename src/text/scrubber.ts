@@ -29,8 +29,18 @@ import { isSkillForm } from './skills.js';
  *    joined by a slash ("555-123-4567 / 555-987-6543" leaked whole); an ASCII-hyphen range with a money, unit or hours
  *    word or of round numbers is no phone ("Expected 120000-150000", "office hours 0900-1700"); a lower-case bare
  *    domain after "see", "visit", "check out" or a site word is a personal site ("see jane.io").
+ * 6: a bare "at" after words that hand over an address ("write to janedoe at acme.com", "email me at ...", "reach me:
+ *    ..."), but not after a dotted job title ("team.lead at acme.com") or a skill ("Email marketing at acme.com"); a
+ *    lower-case bare domain under a personal top level (.dev, .me, .page, .site, .blog, .cv, ...) is a personal site
+ *    wherever it stands ("demos on janedoe.dev"), and a well-known company's is none even after a cue ("see
+ *    google.com"); a phone of a range's shape is a phone with a phone word after it ("1200-3400 (mobile)"), a request
+ *    to call further back in its sentence ("call me any time after six on 1200-3400"), a one-letter label ("M:"),
+ *    "Fax", "Cel" or "Telephone number is" before it, listed after another ("call 1200-3400 or 1300-4500"), or as a
+ *    column of a contact line ("Austin | 1200-3400 | [EMAIL]"); a phone noun followed by prose announces none
+ *    ("mobile apps to 1200-1500 users"); clock times after "contact hours" are hours; a label ends no other word
+ *    ("graph 1200-1500", "Hotel 1234567").
  */
-export const SCRUB_RULES_VERSION = 5;
+export const SCRUB_RULES_VERSION = 6;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
