@@ -37,6 +37,14 @@ function wholeNumber(args: Record<string, string | undefined>, name: string, fal
   return n;
 }
 
+/**
+ * The prefix as create-api-key prints it ("abc123defg"), also when given as the key shows it: "tm_abc123defg", or
+ * the key itself. A key's prefix is the part between "tm_" and the next "_", and an operator may copy either.
+ */
+function keyPrefix(value: string): string {
+  return /^tm_([a-z0-9]{10})(?:_|$)/.exec(value)?.[1] ?? value;
+}
+
 function uuid(args: Record<string, string | undefined>, name: string): string {
   const v = required(args, name);
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) throw new UsageError(`--${name} must be a UUID`);
@@ -71,9 +79,9 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
     },
   },
   'revoke-api-key': {
-    usage: 'revoke-api-key --prefix PREFIX  revoke a key; it stops working on the next request',
+    usage: 'revoke-api-key --prefix PREFIX  revoke a key (PREFIX or tm_PREFIX); it stops working on the next request',
     run: async (db, args) => {
-      const prefix = required(args, 'prefix');
+      const prefix = keyPrefix(required(args, 'prefix'));
       if (!(await createApiKeyStore(db).revoke(prefix))) throw new UsageError(`no active key with prefix ${prefix}`);
       process.stdout.write(`revoked key ${prefix}\n`);
     },

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createApiKeyStore } from '../src/auth/api-keys.js';
 import { openDatabase } from '../src/db/database.js';
+import { migrationsApplied, readMigrations } from '../src/db/migrate.js';
 import { migratedDump } from './support/database.js';
 import { startTestRuntime } from './support/runtime.js';
 
@@ -103,6 +104,43 @@ test('create-api-key writes the organisation and its key in one transaction: a r
     const org = (await db.query<{ id: string }>('SELECT id FROM organisations WHERE name = $1', ['acme-atomic'])).rows;
     assert.equal(org.length, 1);
     assert.equal((await createApiKeyStore(db).verify(key))?.orgId, org[0]!.id);
+  } finally {
+    await db.close();
+  }
+});
+
+test('migrate applies every migration to a new data directory and exits; revoke-api-key takes the prefix as printed or as the key shows it', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const migrated = cli(['migrate'], dataDir);
+  assert.equal(migrated.status, 0, migrated.stderr);
+  let db = await openDatabase({ dataDir, poolMax: 2 });
+  try {
+    assert.equal(await migrationsApplied(db, (await readMigrations()).length), true, 'every migration is applied');
+  } finally {
+    await db.close();
+  }
+
+  const keys: Array<{ key: string; prefix: string }> = [];
+  for (const org of ['revoke-a', 'revoke-b']) {
+    const created = cli(['create-api-key', '--org', org], dataDir);
+    assert.equal(created.status, 0, created.stderr);
+    const prefix = /created key with prefix (\S+)/.exec(created.stdout)?.[1];
+    assert.ok(prefix, created.stdout);
+    keys.push({ key: created.stdout.trimEnd().split('\n').at(-1)!, prefix });
+  }
+  // As printed by create-api-key, and as the key shows it ("tm_<prefix>").
+  for (const [given, { prefix }] of [[keys[0]!.prefix, keys[0]!], [`tm_${keys[1]!.prefix}`, keys[1]!]] as const) {
+    const revoked = cli(['revoke-api-key', '--prefix', given], dataDir);
+    assert.equal(revoked.status, 0, `${given}: ${revoked.stderr}`);
+    assert.equal(revoked.stdout, `revoked key ${prefix}\n`);
+  }
+  const again = cli(['revoke-api-key', '--prefix', keys[0]!.prefix], dataDir);
+  assert.equal(again.status, 2, 'a key revoked already is no active key');
+  assert.match(again.stderr, /no active key with prefix/);
+  db = await openDatabase({ dataDir, poolMax: 2 });
+  try {
+    for (const { key } of keys) assert.equal(await createApiKeyStore(db).verify(key), null, 'the key no longer works');
   } finally {
     await db.close();
   }
