@@ -192,7 +192,9 @@ const reflect: Step = async (ctx, deps) => {
     deps.callContext,
   );
   await deps.trace('iteration.reflected', { iteration: ctx.iteration, ...out });
-  if (!out.stop) return { ...ctx, hints: out.hints };
+  // After the last allowed round the run ends whatever the reflector says: the cap is why (max_iterations, named by
+  // the workflow), and a reflector that also says stop there (the heuristic one always does) does not change that.
+  if (!out.stop || ctx.iteration >= ctx.params.maxIterations) return { ...ctx, hints: out.hints };
   deps.logger.info({ iteration: ctx.iteration }, `Stopping iterations at ${ctx.iteration}: ${out.reasoning}`);
   return { ...ctx, hints: out.hints, stop: { reason: 'reflector', iteration: ctx.iteration, reasoning: out.reasoning } };
 };

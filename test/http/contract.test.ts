@@ -1,0 +1,250 @@
+// The HTTP contract item by item, as a client reads it: field names and types, status codes, headers, paging.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
+import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startTestWorker } from '../support/worker.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Answer = Awaited<ReturnType<NonNullable<TestRuntime['app']>['inject']>>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// ISO-8601 in UTC, as toISOString() writes it.
+const UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const SUBSCORES = { hardSkills: 30, domain: 20, seniority: 15, impact: 15, logistics: 10, trajectory: 10 };
+// The contract's run fields, and `params` (the run's parameters with defaults filled in, docs/api.md).
+const RUN_FIELDS = ['createdAt', 'engine', 'error', 'finishedAt', 'id', 'params', 'progress', 'roleId', 'shortlist', 'startedAt', 'status', 'stop', 'usage'];
+// 26 candidates: more than a default page of 20.
+const POOL = [...backendPool(), ...Array.from({ length: 20 }, (_, i) => candidate(`extra-${i}`))];
+
+let rt: TestRuntime;
+let finished: Json;
+before(async () => {
+  rt = await startApiWithCandidates(POOL);
+  // One finished run with more than 20 events: every candidate scored in one round, the round cap reached.
+  const worker = startTestWorker(rt);
+  try {
+    const res = await call('POST', '/v1/matching-runs', { role: GO_ROLE, maxIterations: 1, scoreLimit: 30, targetStrong: 50 });
+    assert.equal(res.statusCode, 202, res.body);
+    finished = await waitFor(async () => {
+      const run = (await call('GET', `/v1/matching-runs/${res.json().id}`)).json();
+      return ['succeeded', 'failed', 'cancelled'].includes(run.status) ? run : null;
+    }, 30_000, 'the run to finish');
+  } finally {
+    await worker.stop(2000);
+  }
+});
+after(() => rt.close());
+
+function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object, headers: Record<string, string> = {}) {
+  return rt.app!.inject({ method, url, headers: { ...rt.auth(), ...headers }, ...(payload ? { payload } : {}) });
+}
+
+const keys = (o: object) => Object.keys(o).sort();
+
+function assertProblem(res: Answer, status: number): Json {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  const body = res.json();
+  assert.deepEqual(keys(body).filter((k) => k !== 'errors'), ['detail', 'status', 'title', 'type']);
+  assert.equal(body.status, status);
+  for (const k of ['type', 'title', 'detail']) assert.equal(typeof body[k], 'string', k);
+  for (const e of body.errors ?? []) assert.deepEqual([keys(e), typeof e.path, typeof e.message], [['message', 'path'], 'string', 'string']);
+  return body;
+}
+
+function assertRun(run: Json): void {
+  assert.deepEqual(keys(run), RUN_FIELDS);
+  assert.match(run.id, UUID);
+  assert.match(run.roleId, UUID);
+  assert.ok(['queued', 'running', 'succeeded', 'failed', 'cancelled'].includes(run.status), run.status);
+  assert.ok(['llm', 'heuristic'].includes(run.engine));
+  assert.match(run.createdAt, UTC);
+  for (const at of [run.startedAt, run.finishedAt]) assert.ok(at === null || UTC.test(at), String(at));
+  assert.deepEqual(keys(run.progress), ['candidatesScored', 'candidatesSeen', 'iteration', 'maxIterations', 'strongCandidates']);
+  assert.ok(Object.values(run.progress).every(Number.isInteger));
+  assert.deepEqual(keys(run.usage), ['completionTokens', 'costUsd', 'llmCalls', 'promptTokens', 'totalTokens']);
+  assert.equal(run.usage.totalTokens, run.usage.promptTokens + run.usage.completionTokens);
+  if (run.stop !== null) {
+    assert.deepEqual(keys(run.stop), ['iteration', 'reason', 'reasoning']);
+    assert.ok(['target_reached', 'reflector', 'max_iterations', 'budget', 'exhausted', 'cancelled', 'error'].includes(run.stop.reason));
+  }
+  assert.ok(run.error === null || (typeof run.error.title === 'string' && typeof run.error.detail === 'string'));
+  assert.ok(Array.isArray(run.shortlist));
+}
+
+test('POST /v1/candidates answers 200 { items: [{ externalId, id, status }] }, in the order sent', async () => {
+  const res = await call('POST', '/v1/candidates', { candidates: [candidate('order-b'), POOL[0]!, candidate('order-a')] });
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(keys(res.json()), ['items']);
+  const items = res.json().items as Json[];
+  assert.deepEqual(items.map((i) => [i.externalId, i.status]), [['order-b', 'created'], [POOL[0]!.externalId, 'unchanged'], ['order-a', 'created']]);
+  for (const i of items) {
+    assert.deepEqual(keys(i), ['externalId', 'id', 'status']);
+    assert.match(i.id, UUID);
+  }
+  for (const bad of [{ candidates: [] }, { candidates: [{ externalId: 'no-resume' }] }]) assertProblem(await call('POST', '/v1/candidates', bad), 400);
+});
+
+test('POST /v1/roles: 201, Location, and the role with its fields; GET answers the same role', async () => {
+  const res = await call('POST', '/v1/roles', GO_ROLE);
+  assert.equal(res.statusCode, 201);
+  const role = res.json();
+  assert.equal(res.headers.location, `/v1/roles/${role.id}`);
+  assert.match(role.id, UUID);
+  assert.match(role.createdAt, UTC);
+  for (const [field, value] of Object.entries(GO_ROLE)) assert.deepEqual(role[field], value, field);
+  assert.deepEqual((await call('GET', `/v1/roles/${role.id}`)).json(), role);
+  const bare = (await call('POST', '/v1/roles', { title: 'Bare', description: 'Only what is required' })).json();
+  assert.deepEqual([bare.mustHaveSkills, bare.niceToHaveSkills, bare.location, bare.remote, bare.seniority, bare.minYearsExperience], [[], [], null, null, null, null]);
+  assertProblem(await call('POST', '/v1/roles', { title: 'No description' }), 400);
+});
+
+test('a started run: 202 with the run, Location, ETag and Retry-After; its ETag answers the poll 304; the inline role is stored', async () => {
+  const res = await call('POST', '/v1/matching-runs', { role: { ...GO_ROLE, title: 'Queued role' } });
+  assert.equal(res.statusCode, 202);
+  const run = res.json();
+  assertRun(run);
+  assert.deepEqual([run.status, run.startedAt, run.finishedAt, run.stop, run.error, run.shortlist], ['queued', null, null, null, null, []]);
+  assert.equal(res.headers.location, `/v1/matching-runs/${run.id}`);
+  assert.ok(Number(res.headers['retry-after']) >= 1, 'an unfinished run carries a polling hint');
+  const etag = res.headers.etag as string;
+  const poll = await call('GET', `/v1/matching-runs/${run.id}`, undefined, { 'if-none-match': etag });
+  assert.equal(poll.statusCode, 304, 'the 202 names the version a poll then sees');
+  assert.equal(poll.headers.etag, etag);
+  assert.ok(Number(poll.headers['retry-after']) >= 1, 'a 304 of an unfinished run carries the hint too');
+  assert.equal((await call('GET', `/v1/roles/${run.roleId}`)).json().title, 'Queued role');
+
+  const forRole = await call('POST', `/v1/roles/${run.roleId}/matching-runs`, { maxIterations: 2 });
+  assert.equal(forRole.statusCode, 202);
+  assertRun(forRole.json());
+  assert.equal(forRole.headers.location, `/v1/matching-runs/${forRole.json().id}`);
+  assert.ok(forRole.headers.etag && forRole.headers['retry-after']);
+  for (const id of [run.id, forRole.json().id]) assert.equal((await call('POST', `/v1/matching-runs/${id}/cancel`)).statusCode, 202);
+});
+
+test('a finished run: the contract’s shortlist entries, ranked, no Retry-After; the round cap stops it as max_iterations', async () => {
+  assertRun(finished);
+  assert.equal(finished.status, 'succeeded');
+  assert.match(finished.startedAt, UTC);
+  assert.match(finished.finishedAt, UTC);
+  assert.deepEqual(finished.stop.reason, 'max_iterations', `the last allowed round ended it: ${JSON.stringify(finished.stop)}`);
+  assert.equal(finished.stop.iteration, 1);
+  assert.equal(typeof finished.stop.reasoning, 'string');
+  assert.equal(finished.shortlist.length, finished.progress.candidatesScored);
+  for (const [i, e] of (finished.shortlist as Json[]).entries()) {
+    assert.deepEqual(keys(e), ['candidateId', 'evidence', 'externalId', 'iteration', 'name', 'rank', 'rationale', 'subscores', 'totalScore']);
+    assert.equal(e.rank, i + 1);
+    assert.match(e.candidateId, UUID);
+    assert.deepEqual([typeof e.externalId, typeof e.name, typeof e.rationale, e.iteration], ['string', 'string', 'string', 1]);
+    assert.deepEqual(keys(e.subscores), keys(SUBSCORES));
+    for (const [name, max] of Object.entries(SUBSCORES)) assert.ok(Number.isInteger(e.subscores[name]) && e.subscores[name] >= 0 && e.subscores[name] <= max, name);
+    assert.equal(e.totalScore, Object.values(e.subscores as Record<string, number>).reduce((a, b) => a + b, 0));
+    for (const ev of e.evidence) assert.ok(e.subscores[ev.subscore] !== undefined && typeof ev.quote === 'string', JSON.stringify(ev));
+    if (i > 0) assert.ok(finished.shortlist[i - 1].totalScore >= e.totalScore, 'ranked by totalScore');
+  }
+  const res = await call('GET', `/v1/matching-runs/${finished.id}`);
+  assert.ok(res.headers.etag);
+  assert.equal(res.headers['retry-after'], undefined);
+  const cancel = assertProblem(await call('POST', `/v1/matching-runs/${finished.id}/cancel`), 409);
+  assert.match(cancel.detail, /already succeeded/);
+});
+
+test('events: { items: [{ seq, at, type, data }], nextCursor }, oldest first, 20 a page by default, after=<seq> goes on from there', async () => {
+  const url = `/v1/matching-runs/${finished.id}/events`;
+  const first = (await call('GET', url)).json();
+  assert.deepEqual(keys(first), ['items', 'nextCursor']);
+  assert.equal(first.items.length, 20, 'the default page');
+  assert.deepEqual(first.items.map((e: Json) => e.seq), Array.from({ length: 20 }, (_, i) => i + 1));
+  for (const e of first.items) {
+    assert.deepEqual(keys(e), ['at', 'data', 'seq', 'type']);
+    assert.match(e.at, UTC);
+    assert.equal(typeof e.type, 'string');
+    assert.equal(typeof e.data, 'object');
+  }
+  assert.equal(typeof first.nextCursor, 'string');
+  const rest = (await call('GET', `${url}?after=20&limit=100`)).json();
+  assert.equal(rest.items[0].seq, 21);
+  assert.equal(rest.nextCursor, null, 'the last page');
+  const types = [...first.items, ...rest.items].map((e: Json) => e.type);
+  for (const t of ['run.started', 'iteration.started', 'queries.expanded', 'candidates.retrieved', 'candidates.reranked', 'candidate.scored', 'iteration.reflected', 'run.stopped']) {
+    assert.ok(types.includes(t), t);
+  }
+  assert.deepEqual((await call('GET', `${url}?after=5&limit=3`)).json().items.map((e: Json) => e.seq), [6, 7, 8]);
+  assert.deepEqual((await call('GET', `${url}?after=${types.length}`)).json(), { items: [], nextCursor: null });
+  for (const limit of [0, 101]) assertProblem(await call('GET', `${url}?limit=${limit}`), 400);
+});
+
+test('lists: 20 items a page by default, limit 1..100, nextCursor until the last page, which has null', async () => {
+  for (let i = 0; i < 21; i++) assert.equal((await call('POST', '/v1/roles', { title: `Paged role ${i}`, description: 'x' })).statusCode, 201);
+  for (const path of ['/v1/candidates', '/v1/roles']) {
+    const page = (await call('GET', path)).json();
+    assert.deepEqual(keys(page), ['items', 'nextCursor']);
+    assert.equal(page.items.length, 20, path);
+    assert.equal(typeof page.nextCursor, 'string', path);
+    const all = (await call('GET', `${path}?limit=100`)).json();
+    assert.ok(all.items.length > 20 && all.items.length < 100, path);
+    assert.equal(all.nextCursor, null, `${path}: one page holds them all`);
+    const created = all.items.map((i: Json) => i.createdAt);
+    assert.deepEqual(created, [...created].sort().reverse(), `${path}: newest first`);
+    for (const limit of [0, 101]) assertProblem(await call('GET', `${path}?limit=${limit}`), 400);
+  }
+});
+
+test('GET /v1/matching-runs: newest first, without shortlists; ?status= answers that status only', async () => {
+  const queued = (await call('POST', '/v1/matching-runs', { roleId: finished.roleId })).json();
+  const cancelled = (await call('POST', '/v1/matching-runs', { roleId: finished.roleId })).json();
+  assert.equal((await call('POST', `/v1/matching-runs/${cancelled.id}/cancel`)).json().status, 'cancelled');
+  const all = (await call('GET', '/v1/matching-runs?limit=100')).json();
+  assert.deepEqual(keys(all), ['items', 'nextCursor']);
+  const created = all.items.map((r: Json) => r.createdAt);
+  assert.deepEqual(created, [...created].sort().reverse(), 'newest first');
+  assert.deepEqual(all.items.slice(0, 2).map((r: Json) => r.id), [cancelled.id, queued.id]);
+  for (const r of all.items) assert.deepEqual(keys(r), RUN_FIELDS.filter((f) => f !== 'shortlist'));
+  for (const [status, id] of [['queued', queued.id], ['cancelled', cancelled.id], ['succeeded', finished.id]]) {
+    const items = (await call('GET', `/v1/matching-runs?status=${status}&limit=100`)).json().items as Json[];
+    assert.ok(items.length > 0 && items.every((r) => r.status === status), `${status}: ${items.map((r) => r.status)}`);
+    assert.ok(items.some((r) => r.id === id), status);
+  }
+  const page = (await call('GET', '/v1/matching-runs?limit=1')).json();
+  assert.equal(page.items.length, 1);
+  const next = (await call('GET', `/v1/matching-runs?limit=1&cursor=${page.nextCursor}`)).json();
+  assert.equal(next.items[0].id, all.items[1].id, 'the cursor goes on where the page ended');
+  await call('POST', `/v1/matching-runs/${queued.id}/cancel`);
+});
+
+test('Idempotency-Key: a retry answers 202 with the first run and its Location; another body with the key is a 422 problem', async () => {
+  const body = { roleId: finished.roleId, maxIterations: 2 };
+  const headers = { 'idempotency-key': 'contract-retry-1' };
+  const first = await call('POST', '/v1/matching-runs', body, headers);
+  const retry = await call('POST', '/v1/matching-runs', body, headers);
+  assert.deepEqual([first.statusCode, retry.statusCode], [202, 202]);
+  assert.equal(retry.json().id, first.json().id);
+  assert.equal(retry.headers.location, first.headers.location);
+  const other = assertProblem(await call('POST', '/v1/matching-runs', { ...body, maxIterations: 3 }, headers), 422);
+  assert.ok(other.errors.some((e: Json) => e.path === 'headers.idempotency-key'));
+  await call('POST', `/v1/matching-runs/${first.json().id}/cancel`);
+});
+
+test('GET /v1/usage: { items: [{ key, llmCalls, promptTokens, completionTokens, costUsd }], total }, read from the ledger', async () => {
+  const orgId = (await rt.services.apiKeys.verify(rt.apiKey))!.orgId;
+  await rt.db.query(
+    `INSERT INTO model_calls (org_id, agent, model, prompt_tokens, completion_tokens, cost_usd, outcome)
+     VALUES ($1, 'scorer', 'fake-chat', 1000, 100, 0.25, 'ok'), ($1, 'reranker', 'fake-chat', 500, 50, 0.125, 'ok')`,
+    [orgId],
+  );
+  const res = await call('GET', '/v1/usage?groupBy=agent');
+  assert.equal(res.statusCode, 200);
+  const report = res.json();
+  assert.deepEqual(keys(report), ['items', 'total']);
+  const figures = ['completionTokens', 'costUsd', 'estimatedCalls', 'llmCalls', 'promptTokens'];
+  for (const item of report.items) assert.deepEqual(keys(item), ['key', ...figures].sort());
+  assert.deepEqual(keys(report.total), figures);
+  assert.deepEqual(report.items.map((i: Json) => [i.key, i.llmCalls, i.promptTokens, i.completionTokens, i.costUsd]), [
+    ['reranker', 1, 500, 50, 0.125],
+    ['scorer', 1, 1000, 100, 0.25],
+  ]);
+  assert.deepEqual([report.total.llmCalls, report.total.promptTokens, report.total.completionTokens, report.total.costUsd], [2, 1500, 150, 0.375]);
+  const byDay = (await call('GET', '/v1/usage')).json();
+  assert.match(byDay.items[0].key, /^\d{4}-\d\d-\d\d$/, 'groupBy=day is the default; its keys are UTC dates');
+});
