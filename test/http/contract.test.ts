@@ -113,6 +113,8 @@ test('a started run: 202 with the run, Location, ETag and Retry-After; its ETag 
   assert.equal(poll.statusCode, 304, 'the 202 names the version a poll then sees');
   assert.equal(poll.headers.etag, etag);
   assert.ok(Number(poll.headers['retry-after']) >= 1, 'a 304 of an unfinished run carries the hint too');
+  // However the id is spelt (a UUID's hex digits may be upper case), the run has one tag per version.
+  assert.equal((await call('GET', `/v1/matching-runs/${run.id.toUpperCase()}`)).headers.etag, etag);
   assert.equal((await call('GET', `/v1/roles/${run.roleId}`)).json().title, 'Queued role');
 
   const forRole = await call('POST', `/v1/roles/${run.roleId}/matching-runs`, { maxIterations: 2 });

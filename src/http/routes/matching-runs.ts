@@ -34,8 +34,9 @@ export interface RunRouteDeps {
 // A polling hint: soon while a run moves, never for a finished one.
 const RETRY_AFTER_SECONDS: Record<RunStatus, number | null> = { queued: 2, running: 1, succeeded: null, failed: null, cancelled: null };
 
+/** One tag per run version, however the client spelt the id in the path (a UUID's hex digits may be upper case). */
 function etagOf(runId: string, version: number): string {
-  return `"${runId.slice(0, 8)}-${version}"`;
+  return `"${runId.slice(0, 8).toLowerCase()}-${version}"`;
 }
 
 /** If-None-Match names this ETag (a list, weak or strong), or is `*`: any current version (RFC 9110, 13.1.2). */
