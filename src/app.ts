@@ -65,6 +65,15 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   // JSON only: a text/plain body is a 415, not a schema error, and it is the content type a browser
   // may send cross-origin without a preflight.
   app.removeContentTypeParser('text/plain');
+  // A JSON content type over an empty body is no body (content of length 0), as when a client that labels every
+  // request JSON cancels a run or erases a candidate: fastify's parser answered such a request 400. A route that
+  // needs a body still refuses it, by its schema, naming `body`. Everything else is fastify's own parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+    if (body.length === 0) return done(null, undefined);
+    parseJson(request, body, done);
+  });
   registerErrorHandling(app);
 
   // Hooks on every request are callback-style: an async hook costs a promise per request. One hook sets the

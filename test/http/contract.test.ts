@@ -228,6 +228,20 @@ test('Idempotency-Key: a retry answers 202 with the first run and its Location; 
   await call('POST', `/v1/matching-runs/${first.json().id}/cancel`);
 });
 
+test('routes without a body take an empty one labelled JSON, as clients that label every request send it', async () => {
+  const json = { 'content-type': 'application/json' };
+  const forRole = await call('POST', `/v1/roles/${finished.roleId}/matching-runs`, undefined, json);
+  assert.equal(forRole.statusCode, 202, forRole.body);
+  const cancel = await call('POST', `/v1/matching-runs/${forRole.json().id}/cancel`, undefined, json);
+  assert.equal(cancel.statusCode, 202, cancel.body);
+  const id = (await call('POST', '/v1/candidates', { candidates: [candidate('erase-me')] })).json().items[0].id;
+  const erased = await call('DELETE', `/v1/candidates/${id}`, undefined, json);
+  assert.equal(erased.statusCode, 204, erased.body);
+  // A route that needs a body still refuses an empty one, naming it.
+  const refused = assertProblem(await call('POST', '/v1/roles', undefined, json), 400);
+  assert.ok(refused.errors.some((e: Json) => e.path === 'body'), JSON.stringify(refused));
+});
+
 test('GET /v1/usage: { items: [{ key, llmCalls, promptTokens, completionTokens, costUsd }], total }, read from the ledger', async () => {
   const orgId = (await rt.services.apiKeys.verify(rt.apiKey))!.orgId;
   await rt.db.query(
