@@ -138,9 +138,12 @@ export const TraceSchema = z
   })
   .meta({ id: 'RunTrace' });
 
+// An instant, not a date: "to=2024-01-31" could mean the start or the end of that day, so the answer says what to send.
+const instant = () => z.iso.datetime({ offset: true, error: 'must be an ISO-8601 date and time with a time zone, such as 2024-01-01T00:00:00Z' });
+
 export const UsageQuerySchema = z.object({
-  from: z.iso.datetime({ offset: true }).optional().describe('Inclusive start (ISO-8601); default: 30 days ago.'),
-  to: z.iso.datetime({ offset: true }).optional().describe('Exclusive end (ISO-8601); default: now.'),
+  from: instant().optional().describe('Inclusive start (ISO-8601); default: 30 days ago.'),
+  to: instant().optional().describe('Exclusive end (ISO-8601); default: now.'),
   groupBy: z.enum(['day', 'agent', 'model']).default('day'),
 }).strict();
 

@@ -263,4 +263,7 @@ test('GET /v1/usage: { items: [{ key, llmCalls, promptTokens, completionTokens, 
   assert.deepEqual([report.total.llmCalls, report.total.promptTokens, report.total.completionTokens, report.total.costUsd], [2, 1500, 150, 0.375]);
   const byDay = (await call('GET', '/v1/usage')).json();
   assert.match(byDay.items[0].key, /^\d{4}-\d\d-\d\d$/, 'groupBy=day is the default; its keys are UTC dates');
+  // A date alone is not an instant: the answer says what to send instead.
+  const dateOnly = assertProblem(await call('GET', '/v1/usage?from=2024-01-01'), 400);
+  assert.match(dateOnly.errors[0].message, /2024-01-01T00:00:00Z/, JSON.stringify(dateOnly.errors));
 });
