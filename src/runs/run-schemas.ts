@@ -34,7 +34,8 @@ export const CreateRunBodySchema = RunParamsSchema.extend({
   .refine((b) => (b.role === undefined) !== (b.roleId === undefined), {
     message: 'give exactly one of "role" and "roleId"',
     path: ['role'],
-  });
+  })
+  .describe('The role, inline ("role") or stored ("roleId"): exactly one of them; run parameters left out take their defaults.');
 
 export const CreateRunForRoleBodySchema = RunParamsSchema.strict();
 

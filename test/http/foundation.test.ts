@@ -125,6 +125,8 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
   }
   assert.equal(doc.paths['/v1/roles/{id}/matching-runs'].post.requestBody.required, false);
   assert.equal(doc.paths['/v1/matching-runs'].post.requestBody.required, true);
+  // A rule JSON Schema does not carry here is said in words: a client reads it before its first 400.
+  assert.match(doc.paths['/v1/matching-runs'].post.requestBody.content['application/json'].schema.description, /exactly one of/);
   assert.ok(doc.paths['/v1/roles'].post.responses['201'].headers.Location);
   assert.deepEqual(Object.keys(doc.paths['/metrics'].get.responses['200'].content), ['text/plain; version=0.0.4']);
   // Served twice, the same document (no header or parameter added twice).
