@@ -193,6 +193,21 @@ test('lists: 20 items a page by default, limit 1..100, nextCursor until the last
   }
 });
 
+test('a query parameter with an empty value is one left out: ?cursor= is the first page, ?from=&to= the default window', async () => {
+  for (const path of ['/v1/candidates', '/v1/roles', '/v1/matching-runs']) {
+    const blank = await call('GET', `${path}?limit=&cursor=`);
+    assert.equal(blank.statusCode, 200, `${path}: ${blank.body}`);
+    assert.deepEqual(blank.json(), (await call('GET', path)).json(), path);
+  }
+  assert.deepEqual((await call('GET', '/v1/matching-runs?status=&limit=100')).json(), (await call('GET', '/v1/matching-runs?limit=100')).json());
+  const events = await call('GET', `/v1/matching-runs/${finished.id}/events?after=&limit=3`);
+  assert.deepEqual(events.json().items.map((e: Json) => e.seq), [1, 2, 3], events.body);
+  const usage = await call('GET', '/v1/usage?from=&to=&groupBy=agent');
+  assert.deepEqual(usage.json(), (await call('GET', '/v1/usage?groupBy=agent')).json(), usage.body);
+  // Given twice, one of them empty, is still given twice.
+  assertProblem(await call('GET', '/v1/roles?limit=5&limit='), 400);
+});
+
 test('GET /v1/matching-runs: newest first, without shortlists; ?status= answers that status only', async () => {
   const queued = (await call('POST', '/v1/matching-runs', { roleId: finished.roleId })).json();
   const cancelled = (await call('POST', '/v1/matching-runs', { roleId: finished.roleId })).json();
