@@ -17,6 +17,21 @@ test('healthz and readyz answer without a key', async () => {
   assert.deepEqual(ready.json(), { status: 'ready' });
 });
 
+test('readyz answers a 503 problem while a migration is not applied, and 200 again once it is', async () => {
+  const last = (await rt.db.query('SELECT * FROM schema_migrations ORDER BY version DESC LIMIT 1')).rows[0]!;
+  await rt.db.query('DELETE FROM schema_migrations WHERE version = $1', [last.version]);
+  try {
+    const res = await rt.app!.inject({ url: '/readyz' });
+    assert.equal(res.statusCode, 503);
+    assert.match(res.headers['content-type'] as string, /^application\/problem\+json/);
+    assert.equal(res.json().status, 503);
+    assert.equal((await rt.app!.inject({ url: '/healthz' })).statusCode, 200, 'the process is still up');
+  } finally {
+    await rt.db.query('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)', [last.version, last.name, last.checksum, last.applied_at]);
+  }
+  assert.equal((await rt.app!.inject({ url: '/readyz' })).statusCode, 200);
+});
+
 test('/v1 routes refuse a missing, malformed, unknown or revoked key with a 401 problem', async () => {
   const attempts = [
     {},
