@@ -20,10 +20,17 @@ export function problem(status: number, code: string, title: string, detail: str
   return { type: `https://talent-matcher.dev/problems/${code}`, title, status, detail, ...(errors?.length ? { errors } : {}) };
 }
 
-/** Standard error answers every /v1 route may give, for the OpenAPI document. */
+/**
+ * The error answers every /v1 route may give, for the OpenAPI document (503 while shutting down, 413 and 415 of a
+ * body: src/http/openapi.ts). A route adds the ones only it gives: 404 naming a resource by id, 429 under a limit.
+ */
 export const standardErrors = {
   400: ProblemSchema,
   401: ProblemSchema,
-  404: ProblemSchema,
-  429: ProblemSchema,
 } as const;
+
+/** The route names a resource (by id in its path or body) that may not exist. */
+export const notFound = { 404: ProblemSchema } as const;
+
+/** The route counts against a per-key rate limit (or another cap that answers 429). */
+export const limited = { 429: ProblemSchema } as const;

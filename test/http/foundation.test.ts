@@ -129,6 +129,14 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
       const needsKey = path.startsWith('/v1/');
       assert.equal(op.security === undefined || op.security.length > 0, needsKey, `${method} ${path}: security`);
       if (needsKey) assert.ok(op.responses['503'] && op.responses['401'], `${method} ${path}: 401 and 503`);
+      // Only what the route can answer: a 404 where an id (in the path, or roleId in a run's body) may name nothing,
+      // a 429 where a per-key limit or cap applies (writes and run starts; cancelling is neither).
+      if (needsKey) {
+        const namesById = path.includes('{id}') || `${method} ${path}` === 'post /v1/matching-runs';
+        const limited = ['post', 'delete'].includes(method) && !path.endsWith('/cancel');
+        assert.equal(Boolean(op.responses['404']), namesById, `${method} ${path}: 404`);
+        assert.equal(Boolean(op.responses['429']), limited, `${method} ${path}: 429`);
+      }
     }
   }
   const poll = doc.paths['/v1/matching-runs/{id}'].get;

@@ -13,7 +13,7 @@ import type { CandidateStore } from '../../candidates/candidate-store.js';
 import { NotFoundError } from '../../errors.js';
 import { callerOf } from '../auth.js';
 import { PageQuerySchema, decodeCursor, pageOf, pageSchema } from '../pagination.js';
-import { standardErrors } from '../problem.js';
+import { limited, notFound, standardErrors } from '../problem.js';
 import { IdParamsSchema } from '../schemas.js';
 
 export interface CandidateRouteDeps {
@@ -35,7 +35,7 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
       summary: 'Upsert 1..500 candidates by externalId (all or nothing)',
       body: UpsertCandidatesBodySchema,
       // 502: with EMBEDDINGS=llm, the endpoint failed to embed the batch after retries (nothing is stored).
-      response: { 200: UpsertCandidatesResponseSchema, ...standardErrors, 413: standardErrors[400], 415: standardErrors[400], 502: standardErrors[400] },
+      response: { 200: UpsertCandidatesResponseSchema, ...standardErrors, ...limited, 413: standardErrors[400], 415: standardErrors[400], 502: standardErrors[400] },
     },
     handler: async (request) => ({ items: await deps.candidates.upsert(callerOf(request).orgId, request.body.candidates) }),
   });
@@ -51,7 +51,7 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
   });
 
   app.get('/v1/candidates/:id', {
-    schema: { tags, summary: 'Get a candidate', params: IdParamsSchema, response: { 200: CandidateSchema, ...standardErrors } },
+    schema: { tags, summary: 'Get a candidate', params: IdParamsSchema, response: { 200: CandidateSchema, ...standardErrors, ...notFound } },
     handler: async (request) => {
       const candidate = await deps.candidateStore.get(callerOf(request).orgId, request.params.id);
       if (!candidate) throw new NotFoundError('Candidate');
@@ -65,7 +65,7 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
       tags,
       summary: 'Erase a candidate: its text and embedding everywhere; finished shortlists keep only the id and scores',
       params: IdParamsSchema,
-      response: { 204: z.undefined(), ...standardErrors },
+      response: { 204: z.undefined(), ...standardErrors, ...notFound, ...limited },
     },
     handler: async (request, reply) => {
       const orgId = callerOf(request).orgId;

@@ -22,7 +22,7 @@ import { BadRequestError } from '../../errors.js';
 import { callerOf } from '../auth.js';
 import type { FinishedRunAnswer, FinishedRunCache } from '../finished-runs.js';
 import { decodeCursor, pageOf } from '../pagination.js';
-import { ProblemSchema, standardErrors } from '../problem.js';
+import { ProblemSchema, limited, notFound, standardErrors } from '../problem.js';
 import { IdParamsSchema } from '../schemas.js';
 
 export interface RunRouteDeps {
@@ -59,7 +59,8 @@ function cacheHeaders(reply: FastifyReply, etag: string, status: RunStatus): voi
 
 export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) => {
   const tags = ['matching runs'];
-  const accepted = { 202: RunSchema, ...standardErrors, 409: ProblemSchema, 422: ProblemSchema };
+  // 404: the role; 429: the rate limit, the runs in flight or the daily model budget.
+  const accepted = { 202: RunSchema, ...standardErrors, ...notFound, 409: ProblemSchema, 422: ProblemSchema, ...limited };
 
   /** A new run as created; a replayed one (same Idempotency-Key) as it is now. */
   async function answerStarted(reply: FastifyReply, orgId: string, started: { runId: string; run?: Run & { version: number } }) {
@@ -140,7 +141,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       tags,
       summary: 'Poll a matching run (ETag / If-None-Match, Retry-After while unfinished)',
       params: IdParamsSchema,
-      response: { 200: RunSchema, 304: z.undefined(), ...standardErrors },
+      response: { 200: RunSchema, 304: z.undefined(), ...standardErrors, ...notFound },
     },
     handler: (request, reply) => {
       const orgId = callerOf(request).orgId;
@@ -204,7 +205,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       summary: "The run's timeline, oldest first",
       params: IdParamsSchema,
       querystring: EventsQuerySchema,
-      response: { 200: z.object({ items: z.array(EventSchema), nextCursor: z.string().nullable() }), ...standardErrors },
+      response: { 200: z.object({ items: z.array(EventSchema), nextCursor: z.string().nullable() }), ...standardErrors, ...notFound },
     },
     handler: async (request) => {
       const { after, limit, cursor } = request.query;
@@ -222,7 +223,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       tags,
       summary: 'Cancel a run; it stops at the next step boundary or scored candidate',
       params: IdParamsSchema,
-      response: { 202: RunSchema, ...standardErrors, 409: ProblemSchema },
+      response: { 202: RunSchema, ...standardErrors, ...notFound, 409: ProblemSchema },
     },
     handler: async (request, reply) => {
       const orgId = callerOf(request).orgId;
@@ -234,7 +235,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   });
 
   app.get('/v1/matching-runs/:id/trace', {
-    schema: { tags, summary: "The run's audit trail (scrubbed text only)", params: IdParamsSchema, response: { 200: TraceSchema, ...standardErrors } },
+    schema: { tags, summary: "The run's audit trail (scrubbed text only)", params: IdParamsSchema, response: { 200: TraceSchema, ...standardErrors, ...notFound } },
     handler: async (request) => deps.runs.trace(callerOf(request).orgId, request.params.id),
   });
 

@@ -5,7 +5,7 @@ import { RoleInputSchema, RoleSchema } from '../../roles/role-schemas.js';
 import type { RoleStore } from '../../roles/role-store.js';
 import { callerOf } from '../auth.js';
 import { PageQuerySchema, decodeCursor, pageOf, pageSchema } from '../pagination.js';
-import { standardErrors } from '../problem.js';
+import { limited, notFound, standardErrors } from '../problem.js';
 import { IdParamsSchema } from '../schemas.js';
 
 export interface RoleRouteDeps {
@@ -18,7 +18,7 @@ export const roleRoutes: FastifyPluginAsyncZod<RoleRouteDeps> = async (app, deps
 
   app.post('/v1/roles', {
     config: { rateLimit: deps.writeRateLimit },
-    schema: { tags, summary: 'Create a role', body: RoleInputSchema, response: { 201: RoleSchema, ...standardErrors } },
+    schema: { tags, summary: 'Create a role', body: RoleInputSchema, response: { 201: RoleSchema, ...standardErrors, ...limited } },
     handler: async (request, reply) => {
       const role = await deps.roleStore.create(callerOf(request).orgId, request.body);
       return reply.code(201).header('location', `/v1/roles/${role.id}`).send(role);
@@ -34,7 +34,7 @@ export const roleRoutes: FastifyPluginAsyncZod<RoleRouteDeps> = async (app, deps
   });
 
   app.get('/v1/roles/:id', {
-    schema: { tags, summary: 'Get a role', params: IdParamsSchema, response: { 200: RoleSchema, ...standardErrors } },
+    schema: { tags, summary: 'Get a role', params: IdParamsSchema, response: { 200: RoleSchema, ...standardErrors, ...notFound } },
     handler: async (request) => {
       const role = await deps.roleStore.get(callerOf(request).orgId, request.params.id);
       if (!role) throw new NotFoundError('Role');
