@@ -5,7 +5,11 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
 
-export async function openMigratedDatabase(config: Config, logger: Logger, opts: { loadDataDir?: Blob } = {}): Promise<Database> {
+export async function openMigratedDatabase(
+  config: Config,
+  logger: Logger,
+  opts: { loadDataDir?: Blob; onApplied?: (names: string[]) => void } = {},
+): Promise<Database> {
   const db = await openDatabase({
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
     dataDir: config.DATA_DIR,
@@ -16,6 +20,7 @@ export async function openMigratedDatabase(config: Config, logger: Logger, opts:
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');
+    opts.onApplied?.(applied);
     return db;
   } catch (err) {
     await db.close().catch(() => {});
@@ -34,14 +39,16 @@ export async function ensureBootstrapKey(
   db: Database,
   config: Config,
   print: (line: string) => void,
-  logger?: Pick<Logger, 'warn'>,
+  logger?: Pick<Logger, 'warn' | 'info'>,
 ): Promise<void> {
   await db.withTransaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(7242412)');
     const keys = createApiKeyStore(tx);
     if ((await keys.count()) > 0) return;
     if (config.BOOTSTRAP_API_KEY) {
-      await keys.register('default', config.BOOTSTRAP_API_KEY);
+      // The prefix is a public handle (revoke-api-key --prefix); a chosen key shows none, it is derived from the hash.
+      const { prefix } = await keys.register('default', config.BOOTSTRAP_API_KEY);
+      logger?.info({ prefix }, `BOOTSTRAP_API_KEY registered for organisation "default" with prefix ${prefix}`);
       if (config.BOOTSTRAP_API_KEY.length < SHORT_KEY) {
         logger?.warn(`BOOTSTRAP_API_KEY is shorter than ${SHORT_KEY} characters and could be guessed; prefer a generated one (cli create-api-key)`);
       }

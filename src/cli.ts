@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { exportScoresCsv } from './audit/export-scores.js';
 import { replayRun, ReplayUnavailableError } from './audit/replay.js';
 import { pruneTraces } from './audit/retention.js';
-import { createApiKeyStore } from './auth/api-keys.js';
+import { createApiKeyStore, prefixOf } from './auth/api-keys.js';
 import { openMigratedDatabase } from './bootstrap.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { reembed } from './embeddings/reembed.js';
@@ -38,12 +38,16 @@ function wholeNumber(args: Record<string, string | undefined>, name: string, fal
 }
 
 /**
- * The prefix as create-api-key prints it ("abc123defg"), also when given as the key shows it: "tm_abc123defg", or
- * the key itself. A key's prefix is the part between "tm_" and the next "_", and an operator may copy either.
+ * The prefixes `--prefix` may mean, in order: as create-api-key prints it ("abc123defg"), also when given as the key
+ * shows it ("tm_abc123defg", or the key itself: the part between "tm_" and the next "_"); then, for a key an operator
+ * chose (BOOTSTRAP_API_KEY), whose prefix is derived from its hash, the prefix of that key given whole.
  */
-function keyPrefix(value: string): string {
-  return /^tm_([a-z0-9]{10})(?:_|$)/.exec(value)?.[1] ?? value;
+function keyPrefixes(value: string): string[] {
+  return [...new Set([/^tm_([a-z0-9]{10})(?:_|$)/.exec(value)?.[1] ?? value, prefixOf(value)])];
 }
+
+/** What the database was migrated by when the command opened it (the migrate command reports it). */
+let appliedAtOpen: string[] = [];
 
 function uuid(args: Record<string, string | undefined>, name: string): string {
   const v = required(args, name);
@@ -55,7 +59,8 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
   migrate: {
     usage: 'migrate                         apply pending migrations and exit',
     run: async () => {
-      process.stdout.write('migrations are up to date\n');
+      const n = appliedAtOpen.length;
+      process.stdout.write(n ? `applied ${n} migration${n === 1 ? '' : 's'}: ${appliedAtOpen.join(', ')}\n` : 'migrations are up to date\n');
     },
   },
   'create-api-key': {
@@ -79,11 +84,14 @@ const COMMANDS: Record<string, { usage: string; run: Command }> = {
     },
   },
   'revoke-api-key': {
-    usage: 'revoke-api-key --prefix PREFIX  revoke a key (PREFIX or tm_PREFIX); it stops working on the next request',
+    usage: 'revoke-api-key --prefix PREFIX  revoke a key (PREFIX, tm_PREFIX, or a chosen key whole); it stops working on the next request',
     run: async (db, args) => {
-      const prefix = keyPrefix(required(args, 'prefix'));
-      if (!(await createApiKeyStore(db).revoke(prefix))) throw new UsageError(`no active key with prefix ${prefix}`);
-      process.stdout.write(`revoked key ${prefix}\n`);
+      const given = required(args, 'prefix');
+      const keys = createApiKeyStore(db);
+      for (const prefix of keyPrefixes(given)) {
+        if (await keys.revoke(prefix)) return void process.stdout.write(`revoked key ${prefix}\n`);
+      }
+      throw new UsageError(`no active key with prefix ${keyPrefixes(given)[0]}`);
     },
   },
   'prune-traces': {
@@ -152,7 +160,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   // Logs go to stderr so that stdout carries only the command's answer.
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
-  const db = await openMigratedDatabase(config, logger);
+  const db = await openMigratedDatabase(config, logger, { onApplied: (names) => (appliedAtOpen = names) });
   try {
     return (await command.run(db, values as Record<string, string | undefined>, config)) ?? 0;
   } finally {

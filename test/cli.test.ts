@@ -7,6 +7,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createApiKeyStore } from '../src/auth/api-keys.js';
+import { ensureBootstrapKey } from '../src/bootstrap.js';
+import type { Config } from '../src/config.js';
+import type { Logger } from 'pino';
 import { openDatabase } from '../src/db/database.js';
 import { migrationsApplied, readMigrations } from '../src/db/migrate.js';
 import { migratedDump } from './support/database.js';
@@ -114,12 +117,26 @@ test('migrate applies every migration to a new data directory and exits; revoke-
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const migrated = cli(['migrate'], dataDir);
   assert.equal(migrated.status, 0, migrated.stderr);
+  const names = (await readMigrations()).map((m) => m.name);
+  assert.equal(migrated.stdout, `applied ${names.length} migrations: ${names.join(', ')}\n`, 'it says what it applied');
+  const again = cli(['migrate'], dataDir);
+  assert.equal(again.status, 0, again.stderr);
+  assert.equal(again.stdout, 'migrations are up to date\n');
   let db = await openDatabase({ dataDir, poolMax: 2 });
+  const chosen = 'an-operator-chose-this-key-0123456789';
+  const logged: string[] = [];
   try {
     assert.equal(await migrationsApplied(db, (await readMigrations()).length), true, 'every migration is applied');
+    // A key an operator chose (BOOTSTRAP_API_KEY) shows no prefix: the boot logs it, and revoke-api-key takes the key whole.
+    const config = { BOOTSTRAP_API_KEY: chosen } as Config;
+    const logger = { warn: () => {}, info: (_o: unknown, msg: string) => void logged.push(msg) } as unknown as Logger;
+    await ensureBootstrapKey(db, config, () => assert.fail('a chosen key is not printed'), logger);
   } finally {
     await db.close();
   }
+  const bootstrapPrefix = /with prefix (\S+)/.exec(logged.join('\n'))?.[1];
+  assert.ok(bootstrapPrefix, `the boot logs the chosen key's prefix: ${logged.join(' | ')}`);
+  assert.ok(!logged.join('\n').includes(chosen), 'but never the key');
 
   const keys: Array<{ key: string; prefix: string }> = [];
   for (const org of ['revoke-a', 'revoke-b']) {
@@ -135,9 +152,14 @@ test('migrate applies every migration to a new data directory and exits; revoke-
     assert.equal(revoked.status, 0, `${given}: ${revoked.stderr}`);
     assert.equal(revoked.stdout, `revoked key ${prefix}\n`);
   }
-  const again = cli(['revoke-api-key', '--prefix', keys[0]!.prefix], dataDir);
-  assert.equal(again.status, 2, 'a key revoked already is no active key');
-  assert.match(again.stderr, /no active key with prefix/);
+  const twice = cli(['revoke-api-key', '--prefix', keys[0]!.prefix], dataDir);
+  assert.equal(twice.status, 2, 'a key revoked already is no active key');
+  assert.match(twice.stderr, /no active key with prefix/);
+  const byKey = cli(['revoke-api-key', '--prefix', chosen], dataDir);
+  assert.equal(byKey.status, 0, `the chosen key given whole: ${byKey.stderr}`);
+  assert.equal(byKey.stdout, `revoked key ${bootstrapPrefix}\n`, 'the prefix the boot logged');
+  assert.equal(cli(['revoke-api-key', '--prefix', bootstrapPrefix], dataDir).status, 2, 'which is no active key now');
+  keys.push({ key: chosen, prefix: bootstrapPrefix });
   db = await openDatabase({ dataDir, poolMax: 2 });
   try {
     for (const { key } of keys) assert.equal(await createApiKeyStore(db).verify(key), null, 'the key no longer works');

@@ -28,7 +28,7 @@ export function generateApiKey(): { key: string; prefix: string } {
 }
 
 /** Bootstrap keys may be any string a person chose; their prefix is derived from the hash. */
-function prefixOf(key: string): string {
+export function prefixOf(key: string): string {
   return KEY_PATTERN.exec(key)?.[1] ?? hashKey(key).slice(0, 10);
 }
 
