@@ -192,8 +192,8 @@ const reflect: Step = async (ctx, deps) => {
     deps.callContext,
   );
   await deps.trace('iteration.reflected', { iteration: ctx.iteration, ...out });
-  // After the last allowed round the run ends whatever the reflector says: the cap is why (max_iterations, named by
-  // the workflow), and a reflector that also says stop there (the heuristic one always does) does not change that.
+  // The workflow does not reflect on the last allowed round (the cap ends it after scoring); a checkpoint written
+  // before that rule may still reach here on its last round, and then the cap, not the reflector, is why it ends.
   if (!out.stop || ctx.iteration >= ctx.params.maxIterations) return { ...ctx, hints: out.hints };
   deps.logger.info({ iteration: ctx.iteration }, `Stopping iterations at ${ctx.iteration}: ${out.reasoning}`);
   return { ...ctx, hints: out.hints, stop: { reason: 'reflector', iteration: ctx.iteration, reasoning: out.reasoning } };

@@ -82,7 +82,10 @@ function exitAfter(step: StepName, ctx: RunContext): Stop | null {
       reasoning: `${strongCount(ctx)} candidates scored at least ${ctx.params.scoreThreshold}; the target was ${ctx.params.targetStrong}.`,
     };
   }
-  if (step === 'reflect' && !ctx.stop && it >= ctx.params.maxIterations) {
+  // The last allowed round ends with its scoring: a reflection there could only advise a round that will not come
+  // (the cap is code, whatever the reflector says), so it is not asked for, nor paid for. A checkpoint written
+  // before this rule, about to reflect on its last round, still ends by the cap after that reflection.
+  if ((step === 'score' || (step === 'reflect' && !ctx.stop)) && it >= ctx.params.maxIterations) {
     return { reason: 'max_iterations', iteration: it, reasoning: `Ran all ${ctx.params.maxIterations} iterations.` };
   }
   return null;

@@ -88,6 +88,8 @@ test('max_iterations: fresh queries each round, and no candidate is scored twice
   assert.equal(new Set(scored).size, scored.length);
   assert.equal(scorerRequests(from).length, scored.length, 'one scorer call per candidate, across rounds');
   assert.equal(new Set(r.shortlist.map((e: { iteration: number }) => e.iteration)).size, 2);
+  const reflections = fake.requests.slice(from).filter((q) => q.agent === 'reflector').length;
+  assert.equal(reflections, 1, 'the first round is reflected on; the last, whose end the cap decides, is not asked for (nor paid)');
 
   // The timeline in order: the run opens with its first checkpoint, and a round's scoring step is recorded only
   // after every entry of that round (the reflector may start first; the checkpoint waits for the entries).

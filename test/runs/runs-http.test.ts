@@ -181,7 +181,8 @@ test('events page oldest first with after= and nextCursor', async () => {
   for (const t of ['run.queued', 'run.started', 'iteration.started', 'queries.expanded', 'candidates.retrieved', 'candidates.reranked', 'candidate.scored', 'run.stopped']) {
     assert.ok(types.includes(t), `${t} in ${types.join(',')}`);
   }
-  assert.deepEqual(types.slice(-2), ['iteration.reflected', 'run.stopped'], 'the last step, written with the finish, comes before the stop');
+  assert.deepEqual(types.slice(-2), ['candidates.scored', 'run.stopped'], "the last step (the last round's scoring: it is not reflected on), written with the finish, comes before the stop");
+  assert.equal(types.filter((t) => t === 'iteration.reflected').length, 1, 'the first round is reflected on, the last is not');
   const tail = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?after=${all.length - 1}`, headers: rt.auth() })).json();
   assert.deepEqual(tail.items.map((e: { seq: number }) => e.seq), [all.length]);
 });
