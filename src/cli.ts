@@ -13,6 +13,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import type { Database } from './db/database.js';
 import { MigrationError } from './db/migrate.js';
+import { errorText } from './log-errors.js';
+import { loggerOptions } from './logger.js';
 
 /** Resolves to the exit code (0 when nothing is returned). */
 type Command = (db: Database, args: Record<string, string | undefined>, config: Config) => Promise<number | void>;
@@ -158,8 +160,9 @@ async function main(): Promise<number> {
   }
   const { values } = parseOptions(rest);
   const config = loadConfig();
-  // Logs go to stderr so that stdout carries only the command's answer.
-  const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
+  // Logs go to stderr so that stdout carries only the command's answer; redacted and with errors serialized as the
+  // service's are (src/logger.ts).
+  const logger = pino(loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, { pretty: false }), pino.destination(2));
   const db = await openMigratedDatabase(config, logger, { onApplied: (names) => (appliedAtOpen = names) });
   try {
     return (await command.run(db, values as Record<string, string | undefined>, config)) ?? 0;
@@ -172,7 +175,8 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     const known = err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError;
-    process.stderr.write(`talent-matcher: ${known ? (err as Error).message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // Any other error (a database's, a model server's) is printed as a log line would carry it: no quoted values.
+    process.stderr.write(`talent-matcher: ${known ? (err as Error).message : errorText(err, { stack: true })}\n`);
     if (err instanceof UsageError) process.stderr.write(usage());
     process.exit(err instanceof UsageError ? 2 : 1);
   },

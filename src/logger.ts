@@ -1,6 +1,8 @@
-// pino options: JSON lines with a request id, pretty only on a TTY, and a redaction list for secrets and PII.
+// pino options: JSON lines with a request id, pretty only on a TTY, a redaction list for secrets and PII, and
+// errors serialized without the personal data a database or model server error carries.
 import { createRequire } from 'node:module';
 import type { LoggerOptions } from 'pino';
+import { serializeError } from './log-errors.js';
 
 const require = createRequire(import.meta.url);
 
@@ -44,6 +46,8 @@ export function loggerOptions(level: string, opts: { pretty?: boolean; isInstall
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // An error is logged from an allow-list of its fields, words scrubbed (src/log-errors.ts), never whole.
+    serializers: { err: serializeError },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   };
 }

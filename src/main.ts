@@ -4,6 +4,7 @@ import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { MigrationError } from './db/migrate.js';
+import { errorText } from './log-errors.js';
 import { startRuntime } from './runtime.js';
 
 /**
@@ -45,7 +46,7 @@ main().catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError) {
     process.stderr.write(`talent-matcher: ${err.message}\n`);
   } else {
-    process.stderr.write(`talent-matcher: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(`talent-matcher: failed to start: ${errorText(err, { stack: true })}\n`);
   }
   process.exit(1);
 });

@@ -87,7 +87,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       // worker died after a cancel was asked end cancelled.
       await queue.cancelAbandoned();
       await queue.failExhausted();
-    })().catch((err) => log.warn({ err: describe(err) }, 'heartbeat failed'));
+    })().catch((err) => log.warn({ err }, 'heartbeat failed'));
   }, opts.heartbeatMs);
   heartbeat.unref();
 
@@ -262,8 +262,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, runLog, run.startedAt);
         return;
       }
-      // The raw error, with its SQLSTATE if it is the database's, is logged here; the run's owner reads runError's words.
-      iterationLog().error({ err: describe(cause), sqlState: sqlState(cause) }, 'run failed');
+      // The error is logged here with its SQLSTATE if it is the database's, through the logger's err serializer: its
+      // codes and constraint, its words without the values they quote (src/log-errors.ts). The owner reads runError's.
+      iterationLog().error({ err: cause, sqlState: sqlState(cause) }, 'run failed');
       const failure = runError(cause);
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
@@ -282,7 +283,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         try {
           claimed = await queue.claim([...active.keys()]);
         } catch (err) {
-          log.warn({ err: describe(err) }, 'claim failed');
+          log.warn({ err }, 'claim failed');
         }
       }
       if (claimed) {
@@ -293,7 +294,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         active.set(claimed.id, run);
         const c = claimed;
         run.done = drive(c, run)
-          .catch((err) => log.error({ runId: c.id, orgId: c.orgId, iteration: run.iteration, err: describe(err) }, 'run could not be finished'))
+          .catch((err) => log.error({ runId: c.id, orgId: c.orgId, iteration: run.iteration, err }, 'run could not be finished'))
           .finally(() => {
             active.delete(c.id);
             wake?.();

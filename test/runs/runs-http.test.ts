@@ -306,7 +306,7 @@ test('a run that keeps failing ends failed with a named error after the attempt 
   });
 });
 
-test('a run that fails on a database error is a DatabaseError whose words are ours: the data the error quoted is only logged', async () => {
+test('a run that fails on a database error is a DatabaseError whose words are ours: the data the error quoted is nowhere, not even in the log', async () => {
   // PostgreSQL quotes the value it could not read: 22P02, invalid input syntax for type integer: "<the value>".
   const canary = 'canary-4711-jane@example.com';
   const broken = (agents: Agents): Agents => ({
@@ -327,10 +327,15 @@ test('a run that fails on a database error is a DatabaseError whose words are ou
     const retrying = events.items.find((e: { type: string }) => e.type === 'run.retrying');
     assert.equal(retrying?.data.error, `DatabaseError: ${DATABASE_ERROR_DETAIL}`, 'the first attempt\'s event says the same');
     assert.equal(JSON.stringify([done, events]).includes(canary), false, 'nothing of the data reaches the run or its events');
-    // The raw error is in the log, with its SQLSTATE and the run's id, for the operator.
+    // The error is in the log with its SQLSTATE, routine and the run's id, for the operator; the value it quoted is not.
     const logged = rt.logs.filter((l) => l.msg === 'run failed' && l.runId === run.id);
     assert.equal(logged.length, 2);
-    assert.ok(logged.every((l) => l.sqlState === '22P02' && String(l.err).includes(canary)), JSON.stringify(logged));
+    for (const l of logged) {
+      const err = l.err as Record<string, unknown>;
+      assert.deepEqual([l.sqlState, err.code, err.name, err.routine], ['22P02', '22P02', 'DatabaseError', 'pg_strtoint32_safe'], JSON.stringify(l));
+      assert.equal(err.message, 'invalid input syntax for type integer: "…"');
+    }
+    assert.equal(rt.logText().includes(canary), false, 'the value the error quoted is in the log');
   });
 });
 

@@ -1,0 +1,47 @@
+// Text of unknown origin (an error's message, a model server's error body) made fit for a log line.
+import { scrub } from './scrubber.js';
+
+/** Longest message a log line keeps; the start of a message says what went wrong, the rest is mostly echo. */
+export const MAX_MESSAGE_CHARS = 500;
+
+// Words after which a quoted word names a thing of ours (a relation, a constraint, a type), not a value.
+const NAMING_WORDS = new Set([
+  'relation', 'constraint', 'column', 'table', 'type', 'index', 'schema', 'function', 'encoding', 'sequence', 'database',
+  'role', 'operator', 'extension', 'trigger', 'view', 'domain', 'collation', 'parameter', 'setting', 'option',
+  'reading', 'property', 'module', 'package', 'agent', 'model', 'tool', 'command', 'field', 'key', 'variable', 'method',
+]);
+const IDENTIFIER = /^[A-Za-z_][\w$.:/-]{0,80}$/;
+// A quote opens a span only where a word does not run through it ("model's" is no quotation).
+const STRAIGHT_QUOTED = /(?<![\p{L}\p{N}_])(["'`])([^\n]*?)\1(?![\p{L}\p{N}_])/gu;
+const CURLY_QUOTED = /(“)([^\n”]*)”|(‘)([^\n’]*)’(?![\p{L}\p{N}_])/gu;
+
+function namesAThing(whole: string, offset: number, inner: string): boolean {
+  const before = /([\p{L}_]+)\s*$/u.exec(whole.slice(Math.max(0, offset - 40), offset))?.[1]?.toLowerCase();
+  return before !== undefined && NAMING_WORDS.has(before) && IDENTIFIER.test(inner) && !inner.includes('@');
+}
+
+/**
+ * Cuts quoted values from a message, keeping a quoted identifier after a word that names one (`constraint "x"`,
+ * `column "email"`, `reading 'length'`): PostgreSQL and V8 quote the value they could not read, which may be anyone's.
+ */
+export function cutQuotedValues(text: string): string {
+  return text
+    .replace(STRAIGHT_QUOTED, (all, quote: string, inner: string, offset: number, whole: string) =>
+      namesAThing(whole, offset, inner) ? all : `${quote}…${quote}`,
+    )
+    .replace(CURLY_QUOTED, (all, open: string | undefined) => (open ? '“…”' : '‘…’'));
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * Words of unknown origin made fit for a log: emails, phones, links and addresses scrubbed, quoted values cut, and
+ * clipped. A name outside quotes and outside a header or contact line is not recognisable and stays (docs/security.md).
+ */
+export function logSafeText(text: string, max = MAX_MESSAGE_CHARS): string {
+  // Clipped first as well: the scrubber's cost grows with the text, and what is cut is never logged.
+  return clip(cutQuotedValues(scrub(clip(text, max * 4), { detectNames: false, contactNames: true })), max);
+}
+
