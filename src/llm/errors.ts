@@ -1,5 +1,6 @@
 // Named errors of the model layer: each carries a stable code and the HTTP status the error handler maps it to.
 import type { z } from 'zod';
+import { logSafeText } from '../text/log-safe-text.js';
 
 /** What a failure means to an API client; the single error handler maps these to problem+json. */
 export abstract class LlmError extends Error {
@@ -7,7 +8,11 @@ export abstract class LlmError extends Error {
   abstract readonly httpStatus: number;
 }
 
-/** The provider failed (or never answered) after our retries; `status` is the provider's HTTP status, if any. */
+/**
+ * The provider failed (or never answered) after our retries; `status` is the provider's HTTP status, if any. The
+ * provider's words (the openai client puts the error body in its message, and a body may echo the request) are kept
+ * scrubbed, with quoted values cut and clipped: this message reaches logs and the run's owner.
+ */
 export class ModelCallError extends LlmError {
   readonly code = 'model_call_failed';
   readonly httpStatus = 502;
@@ -18,7 +23,7 @@ export class ModelCallError extends LlmError {
   readonly attempts: number;
 
   constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown }) {
-    const reason = args.cause instanceof Error ? args.cause.message : String(args.cause);
+    const reason = logSafeText(args.cause instanceof Error ? args.cause.message : String(args.cause), 300);
     super(`model call failed for agent ${args.agent} (model ${args.model}, status ${args.status ?? 'none'}, ${args.attempts} attempt(s)): ${reason}`, { cause: args.cause });
     this.name = 'ModelCallError';
     this.agent = args.agent;

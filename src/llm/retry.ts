@@ -1,6 +1,7 @@
 // Our single retry layer: exponential backoff with full jitter, Retry-After honoured, never past the deadline.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { DeadlineExceededError } from './errors.js';
+import { logSafeText } from '../text/log-safe-text.js';
 import { ResponseTooLargeError } from './http-fetch.js';
 
 export const FAILURE_KINDS = ['rate_limited', 'quota', 'server', 'too_large', 'connection', 'timeout', 'client', 'aborted', 'other'] as const;
@@ -60,12 +61,13 @@ function tooLarge(err: unknown): ResponseTooLargeError | null {
 
 /**
  * What a failed attempt's ledger row says: the message (our fetch's own rather than the SDK's "Connection error."
- * around it) and the request id, the provider's where it sent one, else `fallback`.
+ * around it) and the request id, the provider's where it sent one, else `fallback`. The message is the provider's
+ * error body, which may echo the request: scrubbed, with quoted values cut, as a log line would carry it.
  */
 export function attemptFailure(err: unknown, fallback: string | null = null): { message: string; requestId: string | null } {
   const named = tooLarge(err);
   const cause = named ?? err;
-  const message = cause instanceof Error ? cause.message.slice(0, 1000) : String(cause);
+  const message = logSafeText(cause instanceof Error ? cause.message : String(cause), 1000);
   return { message, requestId: named?.requestId ?? (err as { requestID?: string | null } | null)?.requestID ?? fallback };
 }
 
