@@ -89,7 +89,7 @@ export function startRescrubber(db: Database, opts: { logger: Pick<Logger, 'info
       const rows = await rescrubCandidates(db, { stopped: () => stopped });
       if (rows) opts.logger.info({ rows }, 'candidates scrubbed again with the current rules');
     } catch (err) {
-      opts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'scrubbing candidates again stopped; the next pass carries on');
+      opts.logger.warn({ err }, 'scrubbing candidates again stopped; the next pass carries on');
     }
   };
   const next = (): void => {
