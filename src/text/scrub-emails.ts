@@ -1,5 +1,6 @@
 // E-mail addresses, written plainly or disguised ("jane . doe @ gmail . com", "jane [at] gmail [dot] com"). Part of
 // the scrubber (scrubber.ts); every pattern is linear, as there.
+import { spelledBy, type NameSpellings } from './name-spellings.js';
 import { replaceDecided, type Decision } from './replace-decided.js';
 import { isSkillForm } from './skills.js';
 
@@ -93,7 +94,7 @@ function leadingLabels(domain: string, count: number): string {
   return domain;
 }
 
-function decideEmail(m: RegExpExecArray, text: string): Decision {
+function decideEmail(m: RegExpExecArray, text: string, spellings?: NameSpellings): Decision {
   const [token, matchedLocal = '', domainAsMatched = ''] = m;
   let gap = 0;
   while (gap < 2 && (text[m.index - gap - 1] === ' ' || text[m.index - gap - 1] === '\t')) gap++;
@@ -138,10 +139,23 @@ function decideEmail(m: RegExpExecArray, text: string): Decision {
   // "Email marketing at acme.com" is a skill at a company: the word after "email" is no address when the two are a skill.
   const emailLabel = EMAIL_LABEL_BEFORE.test(before) && !(/e-?mail[ \t]+$/i.test(before) && isSkillForm(`email ${local}`));
   const labelled = emailLabel || MAIL_CUE_BEFORE.test(before) || (lower && CONTACT_LABEL_BEFORE.test(before)) || column;
-  return spelledDot || mailHost || labelled || isLocalPart(local) ? { from, to, replacement: '[EMAIL]' } : null;
+  return spelledDot || mailHost || labelled || isLocalPart(local) || spellsOwner(local, spellings) ? { from, to, replacement: '[EMAIL]' } : null;
 }
 
-/** The text with its e-mail addresses replaced by [EMAIL]. */
-export function scrubEmails(text: string): string {
-  return EMAIL_HINT.test(text) ? replaceDecided(text, EMAIL_RE, decideEmail) : text;
+/**
+ * Whether the local part spells the person's name: in full in any case ("janedoe", "JaneDoe", "jane-doe", "doej"), or
+ * as one part in lower case ("jane at acme.com"; "Jane at Acme.com" is a person at a company).
+ */
+function spellsOwner(local: string, spellings: NameSpellings | undefined): boolean {
+  if (spellings === undefined) return false;
+  const spelled = spelledBy(local, spellings);
+  return spelled === 'full' || (spelled === 'part' && local === local.toLowerCase());
+}
+
+/**
+ * The text with its e-mail addresses replaced by [EMAIL]. spellings: the person's names, whose spelling before a bare
+ * "at" makes an address of what would read as prose ("questions: janedoe at acme.com").
+ */
+export function scrubEmails(text: string, spellings?: NameSpellings): string {
+  return EMAIL_HINT.test(text) ? replaceDecided(text, EMAIL_RE, (m, t) => decideEmail(m, t, spellings)) : text;
 }

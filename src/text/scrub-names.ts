@@ -2,6 +2,7 @@
 // resume's header or "Name:" line, a role's contact). Part of the scrubber (scrubber.ts), which calls these last.
 import { PII_PLACEHOLDERS, type PiiPlaceholder } from './pii-placeholders.js';
 import { isSkillForm } from './skills.js';
+import { isWellKnownSite } from './well-known-sites.js';
 
 const NAME_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
 const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
@@ -12,7 +13,7 @@ const NOT_NAME_WORDS = new Set(
     'inc ltd llc company technologies solutions university college school institute bank group corporation the and of for at in on to with new york san los united states kingdom india').split(' '),
 );
 const NAME_WORD = /^(?:\p{Lu}[\p{L}'’-]*\.?|\p{Lu}\.)$/u;
-const COMMON_WORD_NAMES = new Set('will may mark grant bill rose summer hope faith joy dawn june april august grace sky river bob jack art guy penny ray sunny frank rich gay amber ruby crystal chase hunter'.split(' '));
+export const COMMON_WORD_NAMES = new Set('will may mark grant bill rose summer hope faith joy dawn june april august grace sky river bob jack art guy penny ray sunny frank rich gay amber ruby crystal chase hunter'.split(' '));
 
 function looksLikeName(value: string): boolean {
   if (/[\d@[\]/:|]/.test(value)) return false;
@@ -37,7 +38,7 @@ function decideContactName(all: string, label: string, value: string): string {
   return `${label}[NAME]`;
 }
 
-function nameParts(value: string): string[] {
+export function nameParts(value: string): string[] {
   return value.split(/[\s-]+/).map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')).filter((p) => p.length >= 2 && !PARTICLES.has(p.toLowerCase()));
 }
 
@@ -66,7 +67,7 @@ const APOSTROPHES = /[’‘ʼʹ`´′]/;
  * Folds what spellings of one name differ in: apostrophes ("O’Brien" is "O'Brien") and diacritics ("José" is
  * "Jose"). One UTF-16 unit in, one out, so a match in the folded text is at the same place in the original.
  */
-function foldName(text: string): string {
+export function foldName(text: string): string {
   if (!/[\u0080-\uffff]/.test(text)) return text;
   return text.replace(/[\u0080-\uffff]/g, (ch) => {
     if (APOSTROPHES.test(ch)) return "'";
@@ -95,23 +96,20 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
 }
 
 /**
- * The ways a person's own site spells their names, letters only and lower-case: "janedoe", "doejane", "jdoe", "janed",
- * each part of three letters or more ("jane", "doe").
+ * Whether one part of a name, met on its own, is a word the text uses for something else: a skill ("Go" for Mark Go,
+ * "Ruby" for Ruby Chen, as in a skills field) or a well-known company's domain ("apple.com" for Jane Apple). The
+ * whole name is still removed wherever it is written.
  */
-export function siteNameForms(names: string[]): Set<string> {
-  const forms = new Set<string>();
-  for (const name of names) {
-    const parts = nameParts(foldName(name.normalize('NFKC'))).map((p) => p.toLowerCase().replace(/[^a-z]/g, '')).filter((p) => p.length >= 2);
-    if (parts.length === 0) continue;
-    const first = parts[0]!;
-    const last = parts[parts.length - 1]!;
-    for (const p of parts) if (p.length >= 3) forms.add(p);
-    if (parts.length > 1) for (const f of [parts.join(''), first + last, last + first, first[0]! + last, first + last[0]!]) forms.add(f);
-  }
-  return forms;
+function sharedWord(part: string, after: string): boolean {
+  if (isSkillForm(part.toLowerCase())) return true;
+  const domain = /^(?:\.[a-z0-9-]{1,63}){1,3}(?![\w-])/i.exec(after)?.[0];
+  return domain !== undefined && isWellKnownSite(part + domain);
 }
 
-/** Removes the names as whole words; common-word names ("Will", "May") only when capitalised. */
+/**
+ * Removes the names as whole words; common-word names ("Will", "May") only when capitalised, and a part that is a
+ * skill or a well-known site's name only within the whole name.
+ */
 export function scrubNames(text: string, names: string[], caseInsensitive: boolean): string {
   const compiled = nameRegex(names);
   if (!compiled) return text;
@@ -127,6 +125,7 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
   for (const m of folded.matchAll(compiled.re)) {
     const hit = text.slice(m.index, m.index + m[0].length);
     if (!(capitalised(hit) || (caseInsensitive && plainWord(hit)))) continue;
+    if (!/[ \t]/.test(hit) && sharedWord(hit, folded.slice(m.index + hit.length, m.index + hit.length + 200))) continue;
     out += `${text.slice(copied, m.index)}[NAME]`;
     copied = m.index + m[0].length;
   }

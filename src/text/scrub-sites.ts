@@ -1,6 +1,6 @@
 // Personal sites on bare domains, with no scheme, path or label ("janedoe.dev", "jane.io"). Part of the scrubber
 // (scrubber.ts), which calls this once every other link, contact detail and shown name has been found.
-import { siteNameForms } from './scrub-names.js';
+import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
 
@@ -87,13 +87,14 @@ function headEnd(text: string): number {
   return CONTACT_PLACEHOLDER.test(text.slice(0, at)) ? at : 0;
 }
 
-function isPersonalSite(text: string, start: number, domain: string, forms: Set<string>, head: number): boolean {
+function isPersonalSite(text: string, start: number, domain: string, spellings: NameSpellings, head: number): boolean {
   if (isSkillForm(domain)) return false;
   const labels = domain.toLowerCase().split('.').slice(0, -1).filter((l) => l !== 'www');
   const letters = labels.join('').replace(/[^a-z]/g, '');
   // "B.Tech" and "M.Com" are degrees.
   if (letters.length < 2) return false;
-  if (forms.has(letters)) return true;
+  // Named after the person ("jane.doe.dev", "JaneDoe.io", "doej.app", "blog.janedoe.com"), in any case and anywhere.
+  if (spelledBy(labels.join('.'), spellings) !== null || spelledBy(labels[labels.length - 1]!, spellings) !== null) return true;
   // A skill's own site ("python.org", "react.dev") is no person's.
   if (isSkillForm(labels[0] ?? '')) return false;
   const window = text.slice(Math.max(0, start - WINDOW), start);
@@ -113,7 +114,7 @@ function isPersonalSite(text: string, start: number, domain: string, forms: Set<
  * text is a resume, whose first lines are its header (false for short fields, where a lone "Fly.io" is a skill).
  */
 export function scrubPersonalSites(text: string, names: string[], head: boolean): string {
-  let forms: Set<string> | undefined;
+  let spellings: NameSpellings | undefined;
   let headAt = -1;
   let out = '';
   let copied = 0;
@@ -126,9 +127,9 @@ export function scrubPersonalSites(text: string, names: string[], head: boolean)
     if (m === null) continue;
     const start = m.index + 1 - m[1]!.length;
     const end = m.index + m[0].length;
-    forms ??= siteNameForms(names);
+    spellings ??= nameSpellings(names);
     if (headAt < 0) headAt = head ? headEnd(text) : 0;
-    if (start < copied || !isPersonalSite(text, start, text.slice(start, end), forms, headAt)) continue;
+    if (start < copied || !isPersonalSite(text, start, text.slice(start, end), spellings, headAt)) continue;
     out += `${text.slice(copied, start)}[URL]`;
     copied = end;
   }

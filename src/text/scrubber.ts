@@ -3,6 +3,7 @@
 //
 // Every pattern is linear: bounded or unambiguous quantifiers only, and candidates that need judgement (is this
 // digit run a phone or a year range?) are matched broadly and decided in code.
+import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.js';
 import { replaceDecided } from './replace-decided.js';
 import { scrubEmails } from './scrub-emails.js';
 import { escapeRe, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
@@ -160,6 +161,18 @@ function decideHandle(all: string, label: string, value: string, offset: number,
 }
 
 /**
+ * A code-hosting or LinkedIn handle inside a line: after "ID" and its like, or with a mark of a handle, or spelling
+ * the person's name ("GitHub: janedoe | Email: ...").
+ */
+function scrubProfileHandles(text: string, spellings: NameSpellings | undefined): string {
+  if (!PROFILE_HANDLE_HINT.test(text)) return text;
+  const named = (value: string) => spellings !== undefined && spelledBy(value.replace(/^@|[.-]+$/g, ''), spellings) !== null;
+  return text.replace(PROFILE_HANDLE_RE, (all: string, label: string, suffix: string | undefined, value: string, offset: number, whole: string) =>
+    suffix || /[\d_.-]/.test(value.replace(/[.-]+$/, '')) || named(value) ? decideHandle(all, label, value, offset, whole) : all,
+  );
+}
+
+/**
  * Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC).
  * Also whether the text is ASCII, as most resumes are: passes for other marks can skip it without a scan of their own.
  */
@@ -175,7 +188,9 @@ function normalizeInput(text: string): { text: string; ascii: boolean } {
 export function scrub(text: string, opts: ScrubOptions = {}): string {
   const input = normalizeInput(text);
   let out = input.text;
-  out = scrubEmails(out);
+  // The known names spell addresses and handles ("questions: janedoe at acme.com"); names the text shows, once found.
+  const known = opts.names?.length ? nameSpellings(opts.names) : undefined;
+  out = scrubEmails(out, known);
   out = out.replace(LINK_LABEL_RE, (all, label: string, site: string, value: string) => {
     const profile = /^(?:linkedin|github|gitlab|twitter)$/i.test(site) && HANDLE.test(value);
     if (isSkillForm(value.replace(/[.,;]+$/, ''))) return all;
@@ -187,11 +202,7 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
     return tld === undefined || isSkillForm(site) ? all : `${label}[URL]${value.slice(site.length)}`;
   });
   if (HANDLE_HINT.test(out)) out = out.replace(HANDLE_LABEL_RE, decideHandle);
-  if (PROFILE_HANDLE_HINT.test(out)) {
-    out = out.replace(PROFILE_HANDLE_RE, (all: string, label: string, suffix: string | undefined, value: string, offset: number, text: string) =>
-      suffix || /[\d_.-]/.test(value.replace(/[.-]+$/, '')) ? decideHandle(all, label, value, offset, text) : all,
-    );
-  }
+  out = scrubProfileHandles(out, known);
   out = replaceDecided(out, SCHEME_URL_RE, decideUrl);
   if (DOMAIN_HINT.test(out)) {
     out = replaceDecided(out, PROFILE_URL_RE, decideUrl);
@@ -214,6 +225,10 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   if (detect) {
     out = scrubNameLabel(out, found);
     out = scrubHeaderName(out, found);
+  }
+  if (found.length > 0) {
+    const spellings = nameSpellings([...found, ...(opts.names ?? [])]);
+    out = scrubProfileHandles(scrubEmails(out, spellings), spellings);
   }
   // Once the names the text shows are found (a site is often named after its owner), and before they are replaced.
   out = scrubPersonalSites(out, [...found, ...(opts.names ?? [])], detect);

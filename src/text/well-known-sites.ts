@@ -35,3 +35,6 @@ export function isWellKnownSite(domain: string): boolean {
   const name = labels[labels.length - 1];
   return name !== undefined && WELL_KNOWN.has(name);
 }
+
+/** Whether the name (one label, lower-case) is a well-known company's or product's ("apple", "booking"). */
+export const isWellKnownName = (name: string): boolean => WELL_KNOWN.has(name);
