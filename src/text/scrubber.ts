@@ -40,8 +40,12 @@ import { isSkillForm } from './skills.js';
  *    column of a contact line ("Austin | 1200-3400 | [EMAIL]"); a phone noun followed by prose announces none
  *    ("mobile apps to 1200-1500 users"); clock times after "contact hours" are hours; a label ends no other word
  *    ("graph 1200-1500", "Hotel 1234567").
+ * 7: an address before a bare "at", a bare domain or a code-hosting handle inside a line that spells the known or shown
+ *    name ("janedoe at acme.com", "JaneDoe at acme.com", "doej.io", "GitHub: janedoe | ..."); a name part that is a
+ *    skill, a well-known site's name or a common word spells nothing alone, and a skill part or a well-known domain is
+ *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple).
  */
-export const SCRUB_RULES_VERSION = 6;
+export const SCRUB_RULES_VERSION = 7;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
