@@ -1,7 +1,7 @@
 // How people spell their own names in the sites, handles and addresses they own: "janedoe", "jane.doe", "jane_doe",
 // "JaneDoe", "jdoe", "janed", "doej", "doe.jane", or one part ("jane"). Part of the scrubber (scrubber.ts): a bare
 // "janedoe at acme.com" or "demos on jdoe.io" reads like an employer or a product until the person's name is known.
-import { COMMON_WORD_NAMES, foldName, nameParts } from './scrub-names.js';
+import { COMMON_WORD_NAMES, foldName, nameParts, PARTICLES } from './scrub-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 
@@ -36,8 +36,8 @@ export function nameSpellings(names: string[]): NameSpellings {
   const full = new Set<string>();
   const parts = new Set<string>();
   for (const name of names) {
-    const ps = nameParts(foldName(name.normalize('NFKC'))).map((p) => p.toLowerCase().replace(/[^a-z]/g, '')).filter((p) => p.length >= 2);
-    for (const p of ps) if (p.length >= 3 && !COMMON_WORD_NAMES.has(p) && !WORD_NAMES.has(p) && !taken(p)) parts.add(p);
+    const ps = nameParts(foldName(name.normalize('NFKC')), true).map((p) => p.toLowerCase().replace(/[^a-z]/g, '')).filter((p) => p.length >= 2);
+    for (const p of ps) if (p.length >= 3 && !PARTICLES.has(p) && !COMMON_WORD_NAMES.has(p) && !WORD_NAMES.has(p) && !taken(p)) parts.add(p);
     if (ps.length < 2) continue;
     const first = ps[0]!;
     const last = ps[ps.length - 1]!;

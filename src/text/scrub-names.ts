@@ -5,7 +5,7 @@ import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
 
 const NAME_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
-const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
+export const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
 // Words that make a capitalised line a heading or a title rather than a person.
 const NOT_NAME_WORDS = new Set(
   ('resume curriculum vitae cv phone number mobile email mail address location linkedin github website portfolio name summary profile objective experience education skills skill contact information info professional work employment history projects project certifications certification references achievements awards languages interests hobbies personal details technical core competencies qualifications career about overview highlights publications training courses volunteer activities page cover letter dear sincerely regards ' +
@@ -38,8 +38,12 @@ function decideContactName(all: string, label: string, value: string): string {
   return `${label}[NAME]`;
 }
 
-export function nameParts(value: string): string[] {
-  return value.split(/[\s-]+/).map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '')).filter((p) => p.length >= 2 && !PARTICLES.has(p.toLowerCase()));
+/** The parts of a name of two letters or more; particles ("de", "van", "Le") only if asked, as a whole name holds them. */
+export function nameParts(value: string, withParticles = false): string[] {
+  return value
+    .split(/[\s-]+/)
+    .map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, ''))
+    .filter((p) => p.length >= 2 && (withParticles || !PARTICLES.has(p.toLowerCase())));
 }
 
 /** Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it). */
@@ -85,7 +89,9 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
   const cached = nameRegexes.get(key);
   if (cached !== undefined) return cached;
   const partLists = names.map((n) => nameParts(foldName(n.normalize('NFKC')))).filter((parts) => parts.length > 0);
-  const wholes = partLists.filter((parts) => parts.length > 1).map((parts) => parts.map(escapeRe).join('[ \\t]+'));
+  // A whole name keeps its particles: "Anh Le" and "Ludwig van Beethoven" are one name each, not "[NAME] Le".
+  const wholeLists = names.map((n) => nameParts(foldName(n.normalize('NFKC')), true));
+  const wholes = wholeLists.filter((parts) => parts.length > 1).map((parts) => parts.map(escapeRe).join('[ \\t]+'));
   const singles = partLists.flat().filter((p) => !PII_PLACEHOLDERS.includes(`[${p.toUpperCase()}]` as PiiPlaceholder)).map(escapeRe);
   const alternatives = [...new Set([...wholes.sort((a, b) => b.length - a.length), ...singles.sort((a, b) => b.length - a.length)])];
   const parts = [...new Set(partLists.flat().map((p) => p.toLowerCase()))];

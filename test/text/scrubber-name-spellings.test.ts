@@ -33,6 +33,12 @@ test('a name shown by the text spells its addresses, sites and handles too', () 
   assert.equal(scrub(header), '[NAME]\nAustin, TX | [PHONE]\n\nSummary\nQuestions welcome: [EMAIL].');
 });
 
+test('a surname that is a particle is part of the whole name and of its spellings', () => {
+  const text = 'Anh Le led the team. Happy to chat: Anh.Le at shopco.io or anhle.dev. Le Monde covered it.';
+  assert.equal(scrub(text, { names: ['Anh Le'] }), '[NAME] led the team. Happy to chat: [EMAIL] or [URL]. Le Monde covered it.');
+  assert.equal(scrub('Ludwig van Beethoven wrote it', { names: ['Ludwig van Beethoven'] }), '[NAME] wrote it');
+});
+
 test('with no name known, a plain word before a bare at stays prose', () => {
   assert.equal(scrub('Questions welcome: janedoe at acme.com anytime.'), 'Questions welcome: janedoe at acme.com anytime.');
 });
