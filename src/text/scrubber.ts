@@ -43,7 +43,8 @@ import { isSkillForm } from './skills.js';
  * 7: an address before a bare "at", a bare domain or a code-hosting handle inside a line that spells the known or shown
  *    name ("janedoe at acme.com", "JaneDoe at acme.com", "doej.io", "GitHub: janedoe | ..."); a name part that is a
  *    skill, a well-known site's name or a common word spells nothing alone, and a skill part or a well-known domain is
- *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple).
+ *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple); a whole name keeps its
+ *    particles ("Anh Le" was "[NAME] Le").
  */
 export const SCRUB_RULES_VERSION = 7;
 
