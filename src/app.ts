@@ -1,4 +1,5 @@
-// buildApp(config, services): the fastify instance with every route registered explicitly; it never listens.
+// buildApp(config, services): the fastify instance with every route registered explicitly; it never listens. A worker
+// process gets the same instance with the operations routes alone (/healthz, /readyz, /metrics).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { parse as parseQuery } from 'node:querystring';
@@ -30,6 +31,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { roleRoutes } from './http/routes/roles.js';
 import { runRoutes } from './http/routes/matching-runs.js';
 import { usageRoutes } from './http/routes/usage.js';
+import type { Worker } from './runs/worker.js';
 import type { Services } from './services.js';
 
 /**
@@ -46,6 +48,8 @@ function parseQueryWithoutEmpties(query: string): Record<string, unknown> {
 const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
 export interface AppOptions {
   loggerInstance?: FastifyBaseLogger;
+  /** The process's worker, if it has one: in a worker process /readyz also asks it whether it is working. */
+  worker?: Pick<Worker, 'notReady'> | null;
 }
 
 export async function buildApp(config: Config, services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
@@ -107,6 +111,25 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     done();
   });
 
+  // A worker process serves the operations routes alone: /v1, /docs and the page answer 404 like any unknown route.
+  const servesApi = config.PROCESS_ROLE !== 'worker';
+  // Before the routes: the OpenAPI document lists the routes registered after it.
+  if (servesApi) await registerApiPlugins(app, config);
+  const worker = opts.worker;
+  await app.register(healthRoutes, {
+    db: services.db,
+    metrics: services.metrics,
+    expectedMigrations: services.expectedMigrations,
+    refreshGauges: services.refreshQueueGauges,
+    // An api or all process is ready when it can serve requests; a worker process when its worker is working.
+    ...(!servesApi && worker ? { workerNotReady: () => worker.notReady() } : {}),
+  });
+  if (servesApi) await registerV1(app, config, services);
+  return app;
+}
+
+/** CORS, rate limits, the OpenAPI document with its UI, and the recruiter page. */
+async function registerApiPlugins(app: FastifyInstance, config: Config): Promise<void> {
   // Without allowed origins there is nothing to answer a browser's cross-origin request with: no CORS hook at all.
   if (config.CORS_ORIGINS.length) {
     await app.register(fastifyCors, {
@@ -151,14 +174,9 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   if (existsSync(PUBLIC_DIR)) {
     await app.register(fastifyStatic, { root: PUBLIC_DIR, prefix: '/', index: 'index.html', wildcard: false });
   }
+}
 
-  await app.register(healthRoutes, {
-    db: services.db,
-    metrics: services.metrics,
-    expectedMigrations: services.expectedMigrations,
-    refreshGauges: services.refreshQueueGauges,
-  });
-
+async function registerV1(app: FastifyInstance, config: Config, services: Services): Promise<void> {
   await app.register(async (v1) => {
     registerAuth(v1, services.apiKeys);
     // One allowance per group and key, across every route of the group (see SharedRateLimitStore).
@@ -177,6 +195,4 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     await v1.register(runRoutes, { runs: services.runs, finishedRuns, runRateLimit });
     await v1.register(usageRoutes, { usage: services.usage });
   });
-
-  return app;
 }

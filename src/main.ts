@@ -16,6 +16,10 @@ import { startRuntime } from './runtime.js';
  */
 const HEAP_GROWING_PERCENT = 20;
 
+class ListenError extends Error {
+  override name = 'ListenError';
+}
+
 function boundHeapGrowth(): void {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--heap[-_]growing[-_]percent/.test(a));
   if (!given) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
@@ -26,11 +30,19 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const runtime = await startRuntime(config);
   const { app, logger } = runtime;
-  if (app) {
-    await app.listen({ port: config.PORT, host: config.HOST });
-  }
+  // Every role listens: a worker serves /healthz, /readyz and /metrics. With PORT=0 the system picks the port, and
+  // the line below says which (`address`).
+  const address = await app.listen({ port: config.PORT, host: config.HOST }).catch(async (err: unknown) => {
+    // A run the worker claimed meanwhile is handed back; the database closed (and its lock released) before exiting.
+    await runtime.close().catch(() => {});
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw new ListenError(`cannot listen on ${config.HOST}:${config.PORT} (${code}); every process, a worker too, serves HTTP: give each on a host its own PORT, or PORT=0 for any free one`);
+    }
+    throw err;
+  });
   logger.info(
-    { role: config.PROCESS_ROLE, engine: config.engine, database: runtime.db.kind, embeddings: config.EMBEDDINGS },
+    { role: config.PROCESS_ROLE, engine: config.engine, database: runtime.db.kind, embeddings: config.EMBEDDINGS, address },
     'talent-matcher started',
   );
   // SIGTERM/SIGINT: answer 503 to new requests, let in-flight steps finish, hand back the rest, exit 0.
@@ -43,7 +55,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   // Boot failures that a person can fix get their message alone, not a stack trace.
-  if (err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError) {
+  if (err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof ListenError) {
     process.stderr.write(`talent-matcher: ${err.message}\n`);
   } else {
     process.stderr.write(`talent-matcher: failed to start: ${errorText(err, { stack: true })}\n`);

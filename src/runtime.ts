@@ -21,7 +21,8 @@ export interface Runtime {
   logger: Logger;
   db: Database;
   services: Services;
-  app: FastifyInstance | null;
+  /** Every role's: an api or all process serves the API, a worker process its operations routes only. */
+  app: FastifyInstance;
   worker: Worker | null;
   close(): Promise<void>;
 }
@@ -32,7 +33,7 @@ export interface RuntimeOptions {
   loadDataDir?: Blob;
   /** Where the generated first key is printed (stdout by default). */
   print?: (line: string) => void;
-  /** Tests: the clock (epoch ms) the services read; Date.now by default. */
+  /** Tests: the clock (epoch ms) the services and the worker's liveness read; Date.now and performance.now by default. */
   now?: () => number;
 }
 
@@ -48,7 +49,6 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger, limiter: modelLimiter });
     await ensureVectorIndex(db, embedder.model, embedder.dimension);
     const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter, now: opts.now });
-    const app = config.PROCESS_ROLE === 'worker' ? null : await buildApp(config, services, { loggerInstance: logger });
     const search = createSearch({ db, embedder });
     const worker =
       config.PROCESS_ROLE === 'api'
@@ -72,8 +72,14 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
               maxAttempts: config.RUN_MAX_ATTEMPTS,
               deadlineMs: config.RUN_DEADLINE_MS,
               globalScoreConcurrency: config.LLM_CONCURRENCY,
+              ...(opts.now ? { now: opts.now } : {}),
             },
           );
+    // Every role serves HTTP: a worker process its operations routes alone, with /readyz asking its worker.
+    const app = await buildApp(config, services, { loggerInstance: logger, worker }).catch(async (err: unknown) => {
+      await worker?.stop(0);
+      throw err;
+    });
     // Scrubbed copies made by older rules or another release are redone in the background, at start and then
     // periodically: agents' reads scrub a stale row on the fly meanwhile, and a large pool must not hold the start
     // (or the health checks) back.
@@ -93,7 +99,7 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         // Asked first, so a pass in progress ends at its next batch while the worker winds down.
         const rescrubStopped = rescrubber.stop();
         await worker?.stop(config.SHUTDOWN_GRACE_MS);
-        await app?.close();
+        await app.close();
         await rescrubStopped;
         await services.journal.flush();
         await db.close();

@@ -1,4 +1,5 @@
-// The real entry point in a child process: boots on the embedded database, serves, and exits 0 on SIGTERM.
+// The real entry point in a child process: boots on the embedded database, serves, and exits 0 on SIGTERM; a worker
+// serves its operations routes.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -128,3 +129,61 @@ test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and fr
 
 test('npm run dev: SIGTERM to npm reaches the watcher and the service, and nothing is left running', () =>
   npmScriptStopsOnSigterm(['run', 'dev', '--silent']));
+
+/** The real entry point as a worker on its own in-memory database: its output, its exit. */
+function spawnWorker(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PROCESS_ROLE: 'worker', DATA_DIR: 'memory://', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'worker-main-test-key-0123456789', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => out };
+}
+
+test('a worker process listens: with PORT=0 its start line gives the address, where it serves the operations routes alone', async () => {
+  const worker = spawnWorker({ PORT: '0' });
+  try {
+    let address: string | undefined;
+    const deadline = Date.now() + 60_000;
+    while (!address && Date.now() < deadline) {
+      const started = worker.output().split('\n').find((l) => l.includes('"msg":"talent-matcher started"'));
+      if (started) address = (JSON.parse(started) as { address?: string }).address;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.match(String(address), /^http:\/\/127\.0\.0\.1:\d+$/, `the start line gives the address:\n${worker.output()}`);
+    assert.notEqual(address, 'http://127.0.0.1:0');
+    assert.equal((await fetch(`${address}/readyz`)).status, 200);
+    assert.equal((await fetch(`${address}/healthz`)).status, 200);
+    assert.match(await (await fetch(`${address}/metrics`)).text(), /^# TYPE matching_runs_started_total counter$/m);
+    const v1 = await fetch(`${address}/v1/roles`, { headers: { authorization: 'Bearer worker-main-test-key-0123456789' } });
+    assert.equal(v1.status, 404);
+    assert.equal(v1.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    worker.child.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, worker.output());
+  } finally {
+    worker.child.kill('SIGKILL');
+  }
+});
+
+test('a worker whose PORT is taken stops the boot with words that say what to do, not a stack trace', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const { port } = taken.address() as { port: number };
+  const worker = spawnWorker({ PORT: String(port) });
+  try {
+    // It exits, or says it started (a worker that does not listen would run on).
+    let code: number | null | undefined;
+    void worker.exited.then((c) => (code = c));
+    while (code === undefined && !worker.output().includes('"msg":"talent-matcher started"')) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(code ?? 'still running', 1, worker.output());
+    assert.match(worker.output(), new RegExp(`talent-matcher: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\); every process, a worker too, serves HTTP: give each on a host its own PORT, or PORT=0 for any free one`));
+    assert.doesNotMatch(worker.output(), /failed to start|\n\s+at /);
+  } finally {
+    worker.child.kill('SIGKILL');
+    taken.close();
+  }
+});

@@ -20,6 +20,7 @@ import { scrubRole } from '../roles/scrub-role.js';
 import { runError } from './run-error.js';
 import type { Stop } from './run-schemas.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
+import { createLiveness } from './worker-liveness.js';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   deadlineMs: number;
   /** Process-wide cap on concurrent scorer calls across all runs. */
   globalScoreConcurrency: number;
+  /** The clock of the worker's liveness (ms, any monotonic scale); performance.now unless a test drives it. */
+  now?: () => number;
 }
 
 export interface WorkerDeps {
@@ -72,12 +75,14 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   const globalScoreLimit = pLimit(opts.globalScoreConcurrency);
   let stopping = false;
   let wake: (() => void) | null = null;
+  const liveness = createLiveness({ pollMs: opts.pollMs, heartbeatMs: opts.heartbeatMs, now: opts.now ?? (() => performance.now()) });
 
   const heartbeat = setInterval(() => {
     void (async () => {
       // Judge only the runs this heartbeat renewed: one claimed while it was in flight is not lost.
       const renewed = [...active.values()];
       const owned = await queue.heartbeat(renewed.map((r) => r.id));
+      liveness.heartbeatDone();
       for (const run of renewed) {
         const state = owned.get(run.id);
         if (!state) abort(run, 'lease_lost');
@@ -278,6 +283,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
 
   async function loop(): Promise<void> {
     while (!stopping) {
+      liveness.loopPassed();
       let claimed: ClaimedRun | null = null;
       if (active.size < opts.concurrency) {
         try {
@@ -318,9 +324,12 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   return {
     workerId,
     activeRuns: () => [...active.keys()],
+    /** Why this worker is not ready to work (stopping, or its loop or heartbeat stalled), or null: /readyz reads it. */
+    notReady: () => liveness.problem(),
     /** Stop claiming; give in-flight runs graceMs to finish, then abort and hand back the rest. */
     async stop(graceMs: number): Promise<void> {
       stopping = true;
+      liveness.stopping();
       unsubscribe();
       wake?.();
       await loopDone;

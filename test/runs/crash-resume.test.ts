@@ -52,6 +52,8 @@ function startWorker(): ChildProcess {
     env: {
       ...process.env,
       PROCESS_ROLE: 'worker',
+      // Workers serve their operations routes; two on one host need ports of their own.
+      PORT: '0',
       DATABASE_URL: socketUrl(db),
       DB_POOL_MAX: '4',
       ...crashTestEnv(fake.url),

@@ -44,7 +44,7 @@ after(async () => {
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PROCESS_ROLE: 'worker', DATABASE_URL: socketUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' },
+    env: { ...process.env, PROCESS_ROLE: 'worker', PORT: '0', DATABASE_URL: socketUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(child);

@@ -1,10 +1,11 @@
 // Unauthenticated operational routes: liveness, readiness and Prometheus metrics.
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
 import { migrationsApplied } from '../../db/migrate.js';
 import type { Metrics } from '../../metrics.js';
-import { ProblemSchema } from '../problem.js';
+import { PROBLEM_CONTENT_TYPE, problem, ProblemSchema } from '../problem.js';
 
 export interface HealthRouteDeps {
   db: Database;
@@ -12,6 +13,12 @@ export interface HealthRouteDeps {
   expectedMigrations: number;
   /** Refreshes gauges that are read from the database (queue depth, oldest queued run). */
   refreshGauges(): Promise<void>;
+  /** A worker process: why its worker is not ready to work (stopping, loop or heartbeat stalled), or null. */
+  workerNotReady?: () => string | null;
+}
+
+function notReady(reply: FastifyReply, detail: string) {
+  return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'not_ready', 'Not ready', detail));
 }
 
 export const healthRoutes: FastifyPluginAsyncZod<HealthRouteDeps> = async (app, deps) => {
@@ -29,14 +36,9 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteDeps> = async (app, 
     },
     handler: async (_request, reply) => {
       const ready = await migrationsApplied(deps.db, deps.expectedMigrations).catch(() => false);
-      if (!ready) {
-        return reply.code(503).type('application/problem+json').send({
-          type: 'https://talent-matcher.dev/problems/not_ready',
-          title: 'Not ready',
-          status: 503,
-          detail: 'The database is unreachable or migrations are not applied yet.',
-        });
-      }
+      if (!ready) return notReady(reply, 'The database is unreachable or migrations are not applied yet.');
+      const stalled = deps.workerNotReady?.();
+      if (stalled) return notReady(reply, stalled);
       return { status: 'ready' as const };
     },
   });
