@@ -35,7 +35,7 @@ export async function openRuntime(env: Record<string, string> = {}): Promise<Scr
   const config = loadConfig({ DATA_DIR: 'memory://', ...SCRIPT_SERVICE_ENV, ...env });
   const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), pino.destination(2));
   const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {} });
-  await runtime.app?.ready();
+  await runtime.app.ready();
   const caller = await runtime.services.apiKeys.verify(SCRIPT_API_KEY);
   if (!caller) throw new Error('the bootstrap key was not registered');
   return { ...runtime, orgId: caller.orgId, auth: { authorization: `Bearer ${SCRIPT_API_KEY}` } };
@@ -52,7 +52,6 @@ export async function ingest(rt: ScriptRuntime, inputs: CandidateInput[], batch 
 
 /** POST /v1/matching-runs through the app; returns the run id. */
 export async function startRun(rt: ScriptRuntime, body: Record<string, unknown>): Promise<string> {
-  if (!rt.app) throw new Error('this runtime serves no HTTP');
   const res = await rt.app.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth, payload: body });
   if (res.statusCode !== 202) throw new Error(`POST /v1/matching-runs answered ${res.statusCode}: ${res.body}`);
   return (res.json() as { id: string }).id;

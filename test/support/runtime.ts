@@ -38,7 +38,7 @@ export async function startTestRuntime(env: Record<string, string> = {}, opts: {
   });
   const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), sink);
   const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {}, now: opts.now });
-  await runtime.app?.ready();
+  await runtime.app.ready();
   return {
     ...runtime,
     apiKey: TEST_API_KEY,
