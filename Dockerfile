@@ -28,8 +28,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-# /readyz: the database answers and every migration is applied. PROCESS_ROLE=worker serves no HTTP: disable the check
-# for such a container (docker-compose.yml does).
+# /readyz: the database answers and every migration is applied; in a PROCESS_ROLE=worker container, also that its
+# claim loop and lease heartbeat are making progress (a worker serves /healthz, /readyz and /metrics alone).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # PROCESS_ROLE (api | worker | all) chooses what this container runs; see docker-compose.yml.

@@ -1,6 +1,6 @@
 // The Dockerfile and docker-compose.yml against the code (Docker itself is not needed): the variables they set are
-// ones the service reads, the image holds every directory the code reads beside dist/, and a worker container is not
-// given a health check it cannot answer or one that cannot fail.
+// ones the service reads, the image holds every directory the code reads beside dist/, and every container of the
+// service, a worker's too, keeps the image's /readyz check (test/http/worker-operations.test.ts: what it means there).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -89,10 +89,16 @@ test('the runtime image holds every directory the code reads beside its own', ()
   for (const dir of ['node_modules', 'dist', '.data', 'test-output']) assert.ok(ignored.includes(dir), `.dockerignore excludes ${dir}`);
 });
 
-test('a container of a worker, which serves no HTTP, does not inherit the /readyz check nor get one that cannot fail', () => {
-  assert.match(read('Dockerfile'), /^HEALTHCHECK .*\n?.*\/readyz/m, "the image's check is /readyz");
-  for (const [name, block] of imageServices()) {
-    if (!/PROCESS_ROLE:\s*worker\b/.test(block)) continue;
-    assert.match(block, /^ {4}healthcheck:\s*\n(?: {6}#.*\n)* {6}disable:\s*true\s*$/m, `${name}: the image's HEALTHCHECK is disabled`);
+test("every container that runs the service, a worker's too, keeps the image's /readyz check on the port it listens on", () => {
+  const dockerfile = read('Dockerfile').replace(/\\\n/g, ' ');
+  assert.match(dockerfile, /^HEALTHCHECK .*CMD .*'\/readyz'/m, "the image's check is /readyz");
+  assert.match(dockerfile, /^HEALTHCHECK .*process\.env\.PORT/m, 'on the port the process listens on');
+  const running = [...imageServices()].filter(([, block]) => /PROCESS_ROLE:/.test(block));
+  assert.deepEqual(running.map(([name]) => name).sort(), ['api', 'worker']);
+  for (const [name, block] of running) {
+    // A worker serves /readyz now: neither disabled nor replaced (the one it had could not fail: process.exit(0)).
+    assert.doesNotMatch(block, /^ {4}healthcheck:/m, `${name}: the image's HEALTHCHECK applies`);
+    // The check asks 127.0.0.1:$PORT; PORT=0 (any free port) would leave it nothing to ask.
+    assert.doesNotMatch(block, /^ {6}PORT:\s*"?0"?\s*$/m, `${name}: a fixed port the check can reach`);
   }
 });
