@@ -3,13 +3,12 @@
 // no request may leave 127.0.0.1 and the page must raise no errors. Skipped when Chromium is not installed.
 // UPDATE_DOCS_SCREENSHOT=1 also refreshes docs/recruiter-page.png from this run.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { assertLocalOnly, launchChromium, SKIP, watchedPage as newWatchedPage, type Browser } from '../support/browser.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
 
@@ -29,11 +28,6 @@ declare const document: {
 };
 declare const window: { location: { hash: string }; scrollTo(x: number, y: number): void };
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const SKIP: string | false = existsSync(CHROMIUM)
-  ? false
-  : `Chromium not found at ${CHROMIUM} (install Debian's "chromium" package or set CHROMIUM_PATH)`;
-
 const SUBSCORE_KEYS = ['hardSkills', 'domain', 'seniority', 'impact', 'logistics', 'trajectory'];
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUT_DIR = join(ROOT, 'test-output');
@@ -43,8 +37,7 @@ const DOCS_SCREENSHOT = join(ROOT, 'docs', 'recruiter-page.png');
 let rt: TestRuntime;
 let baseUrl: string;
 let origin: string;
-let context: BrowserContext;
-let profileDir: string;
+let browser: Browser;
 let runId: string | undefined; // the run the desktop test started; the phone test opens it again
 
 before(async () => {
@@ -64,51 +57,15 @@ before(async () => {
     assert.fail(`seeding candidates answered ${res.status}: ${await res.text()}\nserver errors: ${serverErrors.join('\n')}`);
   }
 
-  const { chromium } = await import('playwright-core');
-  profileDir = await mkdtemp(join(tmpdir(), 'tm-e2e-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 900 },
-    locale: 'en-US',
-    timezoneId: 'UTC',
-    colorScheme: 'light',
-    timeout: 20_000,
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
-  await context?.close().catch(() => {});
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  await browser?.close();
   await rt?.close();
 });
 
-/** A page whose every request and error is recorded, for the "stays local, raises nothing" checks. */
-async function watchedPage(): Promise<{ page: Page; requests: string[]; errors: string[] }> {
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  // CSP violations and failed loads only show up as console errors.
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-  return { page, requests, errors };
-}
-
-function assertLocalOnly(requests: string[]): void {
-  assert.ok(requests.length > 0, 'the page made requests at all');
-  const external = requests.filter((u) => {
-    const url = new URL(u);
-    if (url.protocol === 'data:' || url.protocol === 'blob:') return false;
-    return url.hostname !== '127.0.0.1';
-  });
-  assert.deepEqual(external, [], 'no request leaves 127.0.0.1');
-}
+const watchedPage = () => newWatchedPage(browser.context);
 
 async function saveKey(page: Page): Promise<void> {
   await page.fill('#api-key', rt.apiKey);
