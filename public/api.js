@@ -2,10 +2,12 @@
 
 const KEY_STORAGE = 'talentMatcher.apiKey';
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
-const MAX_DELAY_S = 10;
+const MAX_BACKOFF_S = 10; // the longest wait after errors that came without a Retry-After
+const MAX_RETRY_AFTER_S = 300; // a Retry-After is honoured up to this; a longer one is taken as this
 const EVENT_PAGES_PER_PULL = 20; // bounds one pull so a runaway cursor cannot spin forever
 
-// The key lives in sessionStorage only: it survives a reload of this tab but not the tab itself.
+// The key lives in sessionStorage only: it survives a reload of this tab but not the tab itself, is not shared
+// with other tabs, and is never put in a URL, a log or the DOM.
 export const keyStore = {
   get() {
     try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch { return ''; }
@@ -13,6 +15,16 @@ export const keyStore = {
   set(key) { sessionStorage.setItem(KEY_STORAGE, key); },
   clear() { sessionStorage.removeItem(KEY_STORAGE); },
 };
+
+// A 401 means the stored key is wrong or revoked: it is forgotten (a request sent with an older key does not
+// count) and the page is told, so the key section can say so instead of "a key is saved".
+let keyRejectedListener = null;
+export function onKeyRejected(listener) { keyRejectedListener = listener; }
+function keyRejected(key) {
+  if (keyStore.get() !== key) return;
+  keyStore.clear();
+  if (keyRejectedListener) keyRejectedListener();
+}
 
 export const isTerminal = (status) => TERMINAL.has(status);
 
@@ -65,7 +77,9 @@ async function request(method, path, { body, headers = {}, signal } = {}) {
   if (body !== undefined) h['Content-Type'] = 'application/json';
   try {
     // no-store: the browser cache must neither answer for the server nor swallow our own 304s.
-    return await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal, cache: 'no-store', credentials: 'same-origin' });
+    const res = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal, cache: 'no-store', credentials: 'same-origin' });
+    if (res.status === 401) keyRejected(key);
+    return res;
   } catch (err) {
     if (err && err.name === 'AbortError') throw err;
     throw new ApiError('network', 0, { title: 'Could not reach the service', detail: 'Check your connection, then try again.', errors: [] });
@@ -78,7 +92,8 @@ async function jsonOrThrow(res) {
   return res.json();
 }
 
-// Retry-After is either delta-seconds or an HTTP date; clamp so a bad hint neither hammers nor stalls.
+// Retry-After is either delta-seconds or an HTTP date. The server's wait is honoured (a 429 may ask for most of a
+// minute); the clamp only keeps a broken hint from hammering (0) or stalling the page for good (a year).
 export function retryAfterSeconds(res, fallback = 1) {
   const raw = res && res.headers.get('Retry-After');
   let s = fallback;
@@ -87,7 +102,7 @@ export function retryAfterSeconds(res, fallback = 1) {
     if (Number.isFinite(n)) s = n;
     else if (!Number.isNaN(Date.parse(raw))) s = (Date.parse(raw) - Date.now()) / 1000;
   }
-  return Math.min(MAX_DELAY_S, Math.max(0.5, s));
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(0.5, s));
 }
 
 export function newIdempotencyKey() {
@@ -157,11 +172,12 @@ async function getEventsSince(id, afterSeq, signal) {
   return { items: out, last };
 }
 
-// Polls one run until it finishes; wake() skips the current wait (after a cancel), stop() ends it.
+// Polls one run until it finishes; wake() skips the current wait (after a cancel), stop() ends it. Nothing is
+// polled while the page is hidden (a background tab costs the service nothing); shown again, it polls at once.
 export class RunPoller {
   constructor(id, handlers) {
     this.id = id;
-    this.on = handlers; // { ok(), run(run), events(items), error(err, fatal), done(run) }
+    this.on = handlers; // { ok(), run(run), events(items), error(err, fatal, retryInSeconds), done(run) }
     this.ctrl = new AbortController();
     this.etag = null;
     this.lastSeq = null;
@@ -183,6 +199,22 @@ export class RunPoller {
     }).finally(() => { this.wakeUp = null; });
   }
 
+  // Resolves at once while the page is visible, else when it is shown again or the poller is stopped.
+  whenVisible() {
+    if (!document.hidden) return Promise.resolve();
+    return new Promise((resolve) => {
+      const signal = this.ctrl.signal;
+      const check = () => {
+        if (document.hidden && !signal.aborted) return;
+        document.removeEventListener('visibilitychange', check);
+        signal.removeEventListener('abort', check);
+        resolve();
+      };
+      document.addEventListener('visibilitychange', check);
+      signal.addEventListener('abort', check);
+    });
+  }
+
   async pullEvents() {
     try {
       const { items, last } = await getEventsSince(this.id, this.lastSeq, this.ctrl.signal);
@@ -201,6 +233,8 @@ export class RunPoller {
     let finalRun = null;
     let finalTries = 0;
     while (!this.stopped) {
+      await this.whenVisible();
+      if (this.stopped) break;
       let delay = 1;
       try {
         const r = await getRun(this.id, this.etag, this.ctrl.signal);
@@ -224,11 +258,15 @@ export class RunPoller {
         if (err && err.name === 'AbortError') return;
         // Client errors (bad key, unknown or malformed id) won't fix themselves; 408/429 are worth retrying.
         const fatal = err.kind === 'no-key' || (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429);
-        this.on.error(err, fatal);
-        if (fatal) { this.ctrl.abort(); return; }
+        if (fatal) {
+          this.on.error(err, true);
+          this.ctrl.abort();
+          return;
+        }
         failures += 1;
         // Back off while the service or network is down, but never poll sooner than the server asked.
-        delay = Math.min(MAX_DELAY_S, Math.max(2 ** failures, err.retryAfter || 0));
+        delay = Math.max(Math.min(MAX_BACKOFF_S, 2 ** failures), err.retryAfter || 0);
+        this.on.error(err, false, delay);
       }
       if (!this.stopped) await this.sleep(delay);
     }

@@ -1,5 +1,5 @@
 // app.js: wires the page together: API key, role form, run view polling, recent runs and #run=<id> routing.
-import { keyStore, createRun, cancelRun, listRuns, newIdempotencyKey, RunPoller } from './api.js';
+import { keyStore, onKeyRejected, createRun, cancelRun, listRuns, newIdempotencyKey, RunPoller } from './api.js';
 import { renderRun, appendEvents, renderRecentRuns } from './render.js';
 import { readForm, clearFormErrors, showFormProblem } from './form.js';
 
@@ -20,11 +20,18 @@ function showKeyStatus(message) {
   $('api-key').placeholder = has ? 'Saved (hidden); paste to replace' : '';
 }
 
+// A 401 anywhere: the key was forgotten by api.js; say so where the key is entered, not only where it failed.
+onKeyRejected(() => {
+  showKeyStatus('The saved API key was not accepted (401), so it was forgotten: paste a valid key and save it.');
+  $('api-key').setAttribute('aria-invalid', 'true');
+});
+
 // A key typed but not yet saved still counts, so "paste key, press Start run" just works.
 function ensureKey() {
   const typed = $('api-key').value.trim();
   if (typed) {
     keyStore.set(typed);
+    $('api-key').removeAttribute('aria-invalid');
     $('api-key').value = ''; // the secret stays in session storage only, not in the DOM
     showKeyStatus('Key saved for this tab.');
   }
@@ -127,9 +134,10 @@ function openRun(id, initialRun) {
       if (hadFocus && dom.cancel.hidden) $('run-heading').focus(); // don't strand keyboard focus on a hidden button
     },
     events: (items) => { if (mine()) appendEvents($('events'), items); },
-    error: (err, fatal) => {
+    error: (err, fatal, retryIn) => {
       if (!mine()) return;
-      setRunMessage(fatal ? `${describe(err)}. Updates stopped.` : `${describe(err)}. Retrying…`, true);
+      const retry = retryIn ? `Retrying in ${Math.ceil(retryIn)} s…` : 'Retrying…';
+      setRunMessage(fatal ? `${describe(err)}. Updates stopped.` : `${describe(err)}. ${retry}`, true);
     },
     done: () => { if (mine()) { me.finished = true; loadRecentRuns(); } },
   });
