@@ -16,7 +16,8 @@ function fieldIdFor(path) {
   const segs = String(path || '').split(/[./[\]#]+/).filter(Boolean);
   if (segs[0] === 'body') segs.shift();
   if (segs[0] === 'role') segs.shift();
-  return segs.length ? FIELD_IDS[segs[0]] || null : null;
+  // Own keys only: a path such as "constructor" or "__proto__" names no field, not an Object.prototype member.
+  return segs.length && Object.hasOwn(FIELD_IDS, segs[0]) ? FIELD_IDS[segs[0]] : null;
 }
 
 // Comma-separated text → trimmed, de-duplicated (case-insensitively) list.
