@@ -67,8 +67,11 @@ $('forget-key').addEventListener('click', () => {
 });
 
 // ---------- role form ----------
-// Reused for a retry of the identical body after a network error or 5xx, so the server can deduplicate.
-let pendingSubmit = null;
+// One Idempotency-Key per submission of one body. It is reused for the identical body after a network error, a
+// 5xx, 409 or 429, and also after a 202 while the run it started has not finished: the second click of a double
+// click often lands after a fast 202, and the server then answers with that run instead of starting a second one.
+// A different body, or the same body once its run has finished, gets a new key: that is a deliberate new run.
+let lastSubmit = null; // { sig, key, runId }
 
 form.addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -79,20 +82,23 @@ form.addEventListener('submit', async (e) => {
   }
   const body = readForm();
   const sig = JSON.stringify(body);
-  if (!pendingSubmit || pendingSubmit.sig !== sig) pendingSubmit = { sig, key: newIdempotencyKey() };
+  if (!lastSubmit || lastSubmit.sig !== sig) lastSubmit = { sig, key: newIdempotencyKey(), runId: null };
+  const submission = lastSubmit;
   submitBtn.disabled = true;
   submitBtn.textContent = 'Starting…';
   try {
-    const run = await createRun(body, pendingSubmit.key);
-    pendingSubmit = null;
+    const run = await createRun(body, submission.key);
+    const again = submission.runId === run.id;
+    submission.runId = run.id;
     openRun(run.id, run);
+    if (again) setRunMessage('This role was already submitted: this is the run it started, not a new one.');
     window.location.hash = `run=${encodeURIComponent(run.id)}`;
     $('run-heading').focus();
     loadRecentRuns();
   } catch (err) {
     if (!err.problem) throw err;
     const retryable = err.kind === 'network' || err.status >= 500 || err.status === 409 || err.status === 429;
-    if (!retryable) pendingSubmit = null;
+    if (!retryable && lastSubmit === submission) lastSubmit = null;
     showFormProblem(err);
   } finally {
     submitBtn.disabled = false;
@@ -139,7 +145,10 @@ function openRun(id, initialRun) {
       const retry = retryIn ? `Retrying in ${Math.ceil(retryIn)} s…` : 'Retrying…';
       setRunMessage(fatal ? `${describe(err)}. Updates stopped.` : `${describe(err)}. ${retry}`, true);
     },
-    done: () => { if (mine()) { me.finished = true; loadRecentRuns(); } },
+    done: () => {
+      if (lastSubmit && lastSubmit.runId === id) lastSubmit = null; // the same role may now be run again
+      if (mine()) { me.finished = true; loadRecentRuns(); }
+    },
   });
   current = me;
   if (initialRun) renderRun(dom, initialRun);

@@ -38,7 +38,7 @@ test('no module of the page uses an HTML-parsing or code-evaluating sink, an inl
   assert.deepEqual(hits, []);
 });
 
-test('index.html has no inline script, style or handler, and no control with a name', async () => {
+test('index.html has no inline script, style or handler, and no control with a name or a maxlength', async () => {
   const html = (await readFile(join(PUBLIC, 'index.html'), 'utf8')).replace(/<!--[\s\S]*?-->/g, '');
   const inlineScripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].filter(([, attrs, body]) => !/\bsrc=/.test(attrs!) || body!.trim());
   assert.deepEqual(inlineScripts.map(([s]) => s), [], 'every script is a file');
@@ -48,6 +48,7 @@ test('index.html has no inline script, style or handler, and no control with a n
   const controls = [...html.matchAll(/<(input|select|textarea|button)\b[^>]*>/g)].map(([tag]) => tag);
   assert.ok(controls.length > 10, 'the form controls were found');
   assert.deepEqual(controls.filter((t) => /\sname=/.test(t)), [], 'no control is named: a submission without app.js carries nothing');
+  assert.deepEqual(controls.filter((t) => /\smaxlength=/.test(t)), [], 'no control cuts pasted text short');
 });
 
 test('the CSP the page is served with allows scripts only from the service, never inline or evaluated', () => {
