@@ -6,7 +6,7 @@ import { readForm, clearFormErrors, showFormProblem } from './form.js';
 const $ = (id) => document.getElementById(id);
 const dom = {
   status: $('run-status'), runId: $('run-id'), meta: $('run-meta'), progress: $('run-progress'),
-  stop: $('stop-reason'), usage: $('usage'), error: $('run-error'), cancel: $('cancel-run'),
+  progressSummary: $('progress-summary'), stop: $('stop-reason'), usage: $('usage'), error: $('run-error'), cancel: $('cancel-run'),
   shortlist: $('shortlist'), shortlistEmpty: $('shortlist-empty'),
 };
 const form = $('role-form');
@@ -127,6 +127,7 @@ function openRun(id, initialRun) {
   $('events').replaceChildren();
   dom.shortlist.replaceChildren();
   dom.status.textContent = '';
+  dom.progressSummary.textContent = '';
   dom.runId.textContent = id;
   setRunMessage('');
   const me = { id, finished: false, poller: null };

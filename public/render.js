@@ -91,6 +91,10 @@ export function renderRun(dom, run) {
     ['Strong candidates', fmtNum(p.strongCandidates)],
   ]);
 
+  // Changes once an iteration or a strong candidate, not on every poll, so it is fit for a live region.
+  const summary = progressSummary(status, p);
+  if (dom.progressSummary.textContent !== summary) dom.progressSummary.textContent = summary;
+
   renderStop(dom.stop, run.stop);
 
   const u = run.usage || {};
@@ -114,6 +118,16 @@ export function renderRun(dom, run) {
 
   dom.cancel.hidden = !(status === 'queued' || status === 'running');
   renderShortlist(dom.shortlist, Array.isArray(run.shortlist) ? run.shortlist : [], dom.shortlistEmpty, status);
+}
+
+function progressSummary(status, p) {
+  if (status === 'queued') return 'Queued: waiting to start.';
+  const n = isNum(p.strongCandidates) ? p.strongCandidates : 0;
+  const strong = `${n} strong candidate${n === 1 ? '' : 's'}`;
+  const iteration = isNum(p.iteration) && p.iteration > 0 ? `iteration ${p.iteration} of ${fmtNum(p.maxIterations)}` : null;
+  if (status === 'running') return iteration ? `Running ${iteration}: ${strong} so far.` : `Running: ${strong} so far.`;
+  const verb = status === 'succeeded' ? 'Finished' : 'Stopped';
+  return iteration ? `${verb} after ${iteration}: ${strong}.` : `${verb}: ${strong}.`;
 }
 
 function renderStop(node, stop) {

@@ -210,6 +210,7 @@ test('a rejected key (401) is forgotten and the key section says so; a valid key
   await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'queued');
   assert.equal(await page.textContent('#key-status'), 'Key saved for this tab.');
   assert.equal(await page.getAttribute('#api-key', 'aria-invalid'), null);
+  assert.equal(await page.textContent('#progress-summary'), 'Queued: waiting to start.');
   assert.deepEqual(unexpected(errors), []);
   await page.close();
 });

@@ -113,6 +113,9 @@ const readShortlist = (page: Page): Promise<Entry[]> =>
 test('a recruiter enters the key, submits a role, watches the run finish and reads the ranked shortlist', { skip: SKIP, timeout: 60_000 }, async () => {
   const { page, requests, errors } = await watchedPage();
   await page.goto(`${baseUrl}/`);
+  const unlabelled = await page.$$eval('input, select, textarea', (els: Array<{ id: string; labels: { length: number } }>) =>
+    els.filter((e) => e.labels.length === 0).map((e) => e.id));
+  assert.deepEqual(unlabelled, [], 'every form control has a label');
   await saveKey(page);
 
   await page.fill('#role-title', GO_ROLE.title);
@@ -141,6 +144,7 @@ test('a recruiter enters the key, submits a role, watches the run finish and rea
   // What the API says, to compare the page against.
   const api = await (await fetch(`${baseUrl}/v1/matching-runs/${encodeURIComponent(runId)}`, { headers: rt.auth() })).json() as {
     status: string; stop: { reason: string } | null;
+    progress: { iteration: number; maxIterations: number; strongCandidates: number };
     shortlist: Array<{ candidateId: string; externalId: string | null; totalScore: number; subscores: Record<string, number> }>;
   };
   assert.equal(api.status, 'succeeded');
@@ -169,6 +173,11 @@ test('a recruiter enters the key, submits a role, watches the run finish and rea
   assert.equal(await page.getAttribute('#stop-reason', 'data-reason'), api.stop?.reason);
   assert.match(await page.innerText('#run-progress'), /Iteration\s+\d+ \/ 2/);
   assert.match(await page.innerText('#usage'), /LLM calls\s+0/);
+  // Progress is also one sentence in a polite live region, so a screen reader hears the run advance.
+  assert.equal(await page.getAttribute('#progress-summary', 'aria-live'), 'polite');
+  const p = api.progress;
+  const strong = `${p.strongCandidates} strong candidate${p.strongCandidates === 1 ? '' : 's'}`;
+  assert.equal(await page.textContent('#progress-summary'), `Finished after iteration ${p.iteration} of ${p.maxIterations}: ${strong}.`);
   const events = await page.$$eval('#events li.event', (lis: DomNode[]) =>
     lis.map((li) => ({ type: li.dataset.type ?? '', label: li.querySelector('.event-head strong')?.textContent ?? '' })));
   const eventTypes = events.map((e) => e.type);
