@@ -157,17 +157,19 @@ function openRun(id, initialRun) {
   me.poller.start();
 }
 
+// While a cancel is on its way the button is aria-disabled, not disabled: a disabled button loses keyboard focus,
+// which would drop a keyboard user at the top of the page before the hidden-button check below could move it.
 dom.cancel.addEventListener('click', async () => {
-  if (!current) return;
+  if (!current || dom.cancel.getAttribute('aria-disabled') === 'true') return;
   const { id, poller } = current;
-  dom.cancel.disabled = true;
+  dom.cancel.setAttribute('aria-disabled', 'true');
   try {
     await cancelRun(id);
     setRunMessage('Cancellation requested.');
   } catch (err) {
     setRunMessage(err.status === 409 ? 'The run had already finished.' : describe(err), err.status !== 409);
   } finally {
-    dom.cancel.disabled = false;
+    dom.cancel.removeAttribute('aria-disabled');
     poller.wake(); // fetch the new status now rather than after the current wait
   }
 });

@@ -1,7 +1,7 @@
-// The recruiter page's role form in headless Chromium against the real service (API only, so a run stays queued):
-// bad input comes back as the service's problem document, shown field by field; one submission starts at most one
-// run however often it is sent (double click, retry after a network failure, a second press after a fast 202).
-// Skipped when Chromium is not installed.
+// The recruiter page's role form and run controls in headless Chromium against the real service (API only, so a
+// run stays queued): bad input comes back as the service's problem document, shown field by field; one submission
+// starts at most one run however often it is sent (double click, retry after a network failure, a second press
+// after a fast 202); a run is cancelled from the keyboard (202), or found finished (409). Skipped without Chromium.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -175,5 +175,50 @@ test('once the run it started has finished, the same role pressed again is a new
   const keys = calls.filter((c) => c.method === 'POST').map((c) => c.headers['idempotency-key']);
   assert.equal(keys.length, 2);
   assert.notEqual(keys[0], keys[1], 'a finished run is not answered again: the recruiter asked for a new one');
+  await page.close();
+});
+
+test('the recruiter cancels a run from the keyboard (202): it ends cancelled and keyboard focus is not stranded', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page } = await openWithKey();
+  await fillRole(page, 'Role to cancel');
+  await page.click('#submit-run');
+  await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'queued');
+  const cancels: string[] = [];
+  page.on('request', (r) => { if (r.method() === 'POST' && r.url().endsWith('/cancel')) cancels.push(r.url()); });
+  await page.focus('#cancel-run');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'cancelled');
+  assert.equal(await page.textContent('#run-message'), 'Cancellation requested.');
+  assert.equal(await page.isHidden('#cancel-run'), true, 'a cancelled run offers no cancel button');
+  assert.equal(await page.getAttribute('#stop-reason', 'data-reason'), 'cancelled');
+  assert.equal(await page.evaluate('document.activeElement.id'), 'run-heading', 'focus moves off the hidden button');
+  assert.equal(cancels.length, 1);
+  await page.close();
+});
+
+test('cancelling a run that has just finished (409) says so, not as an error, and shows the finished run', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page } = await watchedPage(browser.context);
+  const id = randomUUID();
+  let finished = false;
+  await stubApi(page, (call) => {
+    if (call.path === `/v1/matching-runs/${id}/cancel`) {
+      finished = true;
+      return { status: 409, body: { type: 'about:blank', title: 'Conflict', status: 409, detail: 'The run is already succeeded.' } };
+    }
+    if (call.path === `/v1/matching-runs/${id}`) {
+      const status = finished ? 'succeeded' : 'running';
+      return { status: 200, headers: { etag: `"${status}"`, 'retry-after': '60' }, body: { id, status, shortlist: [] } };
+    }
+    return { status: 200, body: { items: [], nextCursor: null } };
+  });
+  await page.goto(`${baseUrl}/#run=${id}`);
+  await page.fill('#api-key', 'tm_any_key');
+  await page.click('#save-key');
+  await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'running');
+  await page.click('#cancel-run');
+  // The poller was told to look at once, not after the 60 s its last answer asked for.
+  await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'succeeded');
+  assert.equal(await page.textContent('#run-message'), 'The run had already finished.');
+  assert.equal(await page.locator('#run-message.is-error').count(), 0);
   await page.close();
 });
