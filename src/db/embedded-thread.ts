@@ -1,12 +1,12 @@
 // The embedded database's own thread: PGlite (WebAssembly) and its wire-protocol socket server run here, so that
 // SQL executes on another core and the main thread only does pg socket I/O. Started by embedded.ts, nothing else.
-import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { extendedProtocolAware } from './extended-protocol.js';
 
 export interface ThreadData {
   /** Where PGlite keeps its files; unset: in memory. */
@@ -39,58 +39,6 @@ export type ThreadMessage =
  * sizes made no difference beyond noise (a few MB); initialMemory cannot go below the module's 128MB.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
-
-// Wire-protocol message types that end an extended-protocol sequence (Sync), or stand alone (Query, Terminate).
-const SEQUENCE_END = new Set(['S'.charCodeAt(0), 'Q'.charCodeAt(0), 'X'.charCodeAt(0)]);
-const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.charCodeAt(0)));
-
-/**
- * pglite-socket interleaves messages of different connections one by one, unless PGlite is inside
- * a transaction. The extended protocol (Parse, Bind, Execute ... Sync) is a sequence too: another
- * connection's Parse between our Parse and Bind replaces the unnamed statement ("bind message
- * supplies 5 parameters, but prepared statement requires 1"). So an open sequence is reported as
- * an open transaction, which makes the socket server serve that connection alone until its Sync.
- * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
- * The socket server runs every message inside runExclusive: the time spent there is added to busy.ms.
- */
-function extendedProtocolAware(pglite: PGlite, busy: { ms: number }): PGlite {
-  let sequenceOpen = false;
-  return new Proxy(pglite, {
-    get(target, prop) {
-      if (prop === 'isInTransaction') return () => sequenceOpen || target.isInTransaction();
-      if (prop === 'execProtocolRawStream') {
-        return (message: Uint8Array, opts: Parameters<PGlite['execProtocolRawStream']>[1]) => {
-          const type = message[0]!;
-          if (SEQUENCE_PART.has(type)) sequenceOpen = true;
-          else if (SEQUENCE_END.has(type)) sequenceOpen = false;
-          return target.execProtocolRawStream(message, opts);
-        };
-      }
-      if (prop === 'exec') {
-        return async (query: string, opts?: Parameters<PGlite['exec']>[1]) => {
-          if (/^\s*ROLLBACK\s*$/i.test(query)) {
-            sequenceOpen = false;
-            if (!target.isInTransaction()) return [];
-          }
-          return target.exec(query, opts);
-        };
-      }
-      if (prop === 'runExclusive') {
-        return <T>(fn: () => Promise<T>): Promise<T> =>
-          target.runExclusive(async () => {
-            const started = performance.now();
-            try {
-              return await fn();
-            } finally {
-              busy.ms += performance.now() - started;
-            }
-          });
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 /**
  * One full garbage collection, once the database is up. Starting leaves large dead buffers behind: on a new data
