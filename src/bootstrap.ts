@@ -5,16 +5,21 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
 
+/** `timeouts: false`: no statement or lock timeout (the CLI's one-shot commands, which a person watches). */
 export async function openMigratedDatabase(
   config: Config,
   logger: Logger,
-  opts: { loadDataDir?: Blob; onApplied?: (names: string[]) => void } = {},
+  opts: { loadDataDir?: Blob; timeouts?: boolean; onApplied?: (names: string[]) => void } = {},
 ): Promise<Database> {
+  const timeouts = opts.timeouts ?? true;
   const db = await openDatabase({
     ...(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : {}),
     dataDir: config.DATA_DIR,
     poolMax: config.DB_POOL_MAX,
     connectionTimeoutMs: config.DB_CONNECTION_TIMEOUT_MS,
+    statementTimeoutMs: timeouts ? config.DB_STATEMENT_TIMEOUT_MS : 0,
+    lockTimeoutMs: timeouts ? config.DB_LOCK_TIMEOUT_MS : 0,
+    onIdleError: (err) => logger.warn({ err: err.message }, 'an idle database connection failed; the pool opens another when one is needed'),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   try {

@@ -163,7 +163,8 @@ async function main(): Promise<number> {
   // Logs go to stderr so that stdout carries only the command's answer; redacted and with errors serialized as the
   // service's are (src/logger.ts).
   const logger = pino(loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, { pretty: false }), pino.destination(2));
-  const db = await openMigratedDatabase(config, logger, { onApplied: (names) => (appliedAtOpen = names) });
+  // No statement timeout: a prune or a re-embedding of a large pool may rightly run long, and a person is watching.
+  const db = await openMigratedDatabase(config, logger, { timeouts: false, onApplied: (names) => (appliedAtOpen = names) });
   try {
     return (await command.run(db, values as Record<string, string | undefined>, config)) ?? 0;
   } finally {

@@ -18,6 +18,12 @@ export const ENV_SCHEMA = z.object({
     .default(5_000)
     .describe('how long a process trusts a verified API key or a finished run it served without re-reading; 0: always re-read'),
   DB_CONNECTION_TIMEOUT_MS: int(100, 600_000).default(10_000).describe('how long a query waits for a free pool connection'),
+  DB_STATEMENT_TIMEOUT_MS: int(0, 3_600_000)
+    .default(30_000)
+    .describe('PostgreSQL (DATABASE_URL) only: a statement running longer is cancelled; 0: never. The embedded database cannot cancel one'),
+  DB_LOCK_TIMEOUT_MS: int(0, 3_600_000)
+    .default(10_000)
+    .describe('PostgreSQL (DATABASE_URL) only: a statement waiting longer for a lock is cancelled; 0: never'),
   PROCESS_ROLE: z.enum(['api', 'worker', 'all']).default('all').describe('api, worker, or both in one process'),
   BOOTSTRAP_API_KEY: z
     .string()
@@ -92,6 +98,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (e.RUN_HEARTBEAT_MS * 2 > e.RUN_LEASE_MS) {
     throw new ConfigError('invalid configuration:\n  RUN_HEARTBEAT_MS: must be at most half of RUN_LEASE_MS');
+  }
+  if (e.DB_LOCK_TIMEOUT_MS > 0 && e.DB_STATEMENT_TIMEOUT_MS > 0 && e.DB_LOCK_TIMEOUT_MS > e.DB_STATEMENT_TIMEOUT_MS) {
+    // A lock wait is part of its statement: the statement timeout would always cancel it first.
+    throw new ConfigError('invalid configuration:\n  DB_LOCK_TIMEOUT_MS: must be at most DB_STATEMENT_TIMEOUT_MS (or 0)');
   }
   const engine = e.MATCH_ENGINE === 'auto' ? (e.LLM_BASE_URL ? 'llm' : 'heuristic') : e.MATCH_ENGINE;
   const agentModels = {

@@ -60,3 +60,40 @@ export class ServiceUnavailableError extends AppError {
     super(503, 'unavailable', 'Service unavailable', detail, undefined, { 'retry-after': '5' });
   }
 }
+
+/**
+ * The database failing under a request or a run, by what a client or an operator can do about it. Each is a 503 that
+ * may be retried (a run's attempt is retried by the worker's rules); the driver's own error, which can quote SQL or
+ * data, is the `cause`, for the log only.
+ */
+export type DatabaseFault = 'database_unavailable' | 'database_timeout' | 'database_busy';
+
+const DATABASE_FAULTS: Record<DatabaseFault, { name: string; title: string; detail: string }> = {
+  database_unavailable: {
+    name: 'DatabaseUnavailableError',
+    title: 'Database unavailable',
+    detail: 'The database could not be reached, or the connection to it was lost, before the work was done; retry later.',
+  },
+  database_timeout: {
+    name: 'DatabaseTimeoutError',
+    title: 'Database timeout',
+    detail: 'A database statement ran, or waited for a lock, longer than the service allows and was cancelled; nothing of it was kept; retry later.',
+  },
+  database_busy: {
+    name: 'DatabaseBusyError',
+    title: 'Database busy',
+    detail: "Every database connection of the service stayed in use longer than a request may wait for one, so nothing was done; retry later.",
+  },
+};
+
+export class DatabaseFaultError extends AppError {
+  constructor(
+    readonly fault: DatabaseFault,
+    cause: unknown,
+  ) {
+    const { title, detail } = DATABASE_FAULTS[fault];
+    super(503, fault, title, detail, undefined, { 'retry-after': '5' });
+    this.name = DATABASE_FAULTS[fault].name;
+    this.cause = cause;
+  }
+}

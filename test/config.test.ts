@@ -14,6 +14,14 @@ test('defaults follow the operating contract', () => {
   assert.equal(c.LOG_LEVEL, 'info');
   assert.equal(c.DATABASE_URL, undefined);
   assert.equal(c.llm.maxResponseBytes, 32 * 1024 * 1024, 'a model answer body is capped at 32 MiB');
+  assert.equal(c.DB_STATEMENT_TIMEOUT_MS, 30_000);
+  assert.equal(c.DB_LOCK_TIMEOUT_MS, 10_000);
+});
+
+test('a statement or lock timeout of 0 turns it off, and a lock timeout without a statement timeout is accepted', () => {
+  const c = loadConfig({ DB_STATEMENT_TIMEOUT_MS: '0', DB_LOCK_TIMEOUT_MS: '60000' });
+  assert.equal(c.DB_STATEMENT_TIMEOUT_MS, 0);
+  assert.equal(c.DB_LOCK_TIMEOUT_MS, 60_000);
 });
 
 test('auto picks the llm engine when an endpoint is configured', () => {
@@ -32,6 +40,9 @@ test('a bad value stops the boot with a message naming the variable', () => {
     [{ MATCH_ENGINE: 'llm' }, /MATCH_ENGINE.*LLM_BASE_URL/],
     [{ RUN_LEASE_MS: '1000', RUN_HEARTBEAT_MS: '900' }, /RUN_HEARTBEAT_MS/],
     [{ LLM_MAX_RESPONSE_BYTES: '65536' }, /LLM_MAX_RESPONSE_BYTES/],
+    [{ DB_STATEMENT_TIMEOUT_MS: '-1' }, /DB_STATEMENT_TIMEOUT_MS/],
+    [{ DB_LOCK_TIMEOUT_MS: 'soon' }, /DB_LOCK_TIMEOUT_MS/],
+    [{ DB_STATEMENT_TIMEOUT_MS: '5000', DB_LOCK_TIMEOUT_MS: '6000' }, /DB_LOCK_TIMEOUT_MS.*DB_STATEMENT_TIMEOUT_MS/],
   ];
   for (const [env, pattern] of cases) {
     assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));

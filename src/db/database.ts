@@ -1,5 +1,6 @@
 // The only module that imports pg: one pool per process, lent out as query() and withTransaction().
 import pg from 'pg';
+import { DatabaseFaultError, type DatabaseFault } from '../errors.js';
 import { startEmbedded, type EmbeddedServer } from './embedded.js';
 
 export interface QueryResult<R> {
@@ -13,8 +14,11 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: 'embedded' | 'postgres';
-  /** Runs fn inside BEGIN/COMMIT on one connection; rolls back on throw. Never await a model inside. */
-  withTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn inside BEGIN/COMMIT on one connection; rolls back on throw. Never await a model inside. `maintenance`:
+   * no statement or lock timeout (migrations and index builds may rightly take minutes, or wait for another process's).
+   */
+  withTransaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: { maintenance?: boolean }): Promise<T>;
   poolStats(): { total: number; idle: number; waiting: number };
   /** For tests and the wire-protocol sharing of the embedded database. */
   readonly embedded: EmbeddedServer | null;
@@ -30,6 +34,14 @@ export interface DatabaseOptions {
   loadDataDir?: Blob;
   /** Connections the embedded server accepts (other processes may share it over the socket). */
   embeddedMaxConnections?: number;
+  /**
+   * PostgreSQL (databaseUrl) only: the server cancels a statement running longer (0: never), or waiting longer for
+   * a lock. The embedded database cannot cancel a statement (PGlite ignores statement_timeout), so none is set there.
+   */
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  /** An idle pooled connection failed (the server restarted or went away): the pool drops it and opens another. */
+  onIdleError?: (err: Error) => void;
 }
 
 // Counts and sums come back as numbers, not strings: they are small enough here.
@@ -40,11 +52,29 @@ const types = {
   },
 };
 
+// How long a statement may go unanswered beyond the server's own statement timeout before the client gives it up: only
+// a server that vanished without closing the connection (a partition, a dead host) leaves a statement unanswered.
+const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
+// setTimeout's longest delay: what a maintenance statement passes to have no client-side timeout (pg reads 0 as unset).
+const NO_CLIENT_TIMEOUT = 2_147_483_647;
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let embedded: EmbeddedServer | null = null;
   let poolConfig: pg.PoolConfig;
+  let sessionSettings: string | null = null;
   if (opts.databaseUrl) {
-    poolConfig = { connectionString: opts.databaseUrl };
+    const statementTimeoutMs = opts.statementTimeoutMs ?? 0;
+    const lockTimeoutMs = opts.lockTimeoutMs ?? 0;
+    poolConfig = {
+      connectionString: opts.databaseUrl,
+      // A dead peer is found by the kernel on an idle connection too, not only when a statement goes unanswered.
+      keepAlive: true,
+      ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
+    };
+    // Set per connection once it is open, not as startup parameters, which a pooler such as PgBouncer refuses.
+    if (statementTimeoutMs > 0 || lockTimeoutMs > 0) {
+      sessionSettings = `SET statement_timeout = ${statementTimeoutMs}; SET lock_timeout = ${lockTimeoutMs}`;
+    }
   } else {
     embedded = await startEmbedded({
       dataDir: opts.dataDir,
@@ -53,15 +83,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     });
     poolConfig = { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' };
   }
+  const settings = sessionSettings;
   const pool = new pg.Pool({
     ...poolConfig,
     max: opts.poolMax,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
     types,
+    ...(settings ? { onConnect: async (client: pg.ClientBase) => void (await client.query(settings)) } : {}),
   });
   // An idle client's socket error must not crash the process; the pool replaces the client.
-  pool.on('error', () => {});
+  pool.on('error', (err) => opts.onIdleError?.(err));
 
   const toResult = <R>(r: pg.QueryResult): QueryResult<R> => ({ rows: r.rows as R[], rowCount: r.rowCount ?? 0 });
 
@@ -69,23 +101,49 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     kind: embedded ? 'embedded' : 'postgres',
     embedded,
     async query<R>(text: string, values?: unknown[]) {
-      return toResult<R>(await pool.query(text, values as unknown[]));
-    },
-    async withTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        return toResult<R>(await pool.query(text, values as unknown[]));
+      } catch (err) {
+        throw named(err);
+      }
+    },
+    async withTransaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean } = {}): Promise<T> {
+      const client = await pool.connect().catch((err: unknown) => {
+        throw named(err);
+      });
+      // A checked-out client has none of the pool's listeners: a connection lost between two statements (a server
+      // restart) is emitted as 'error', which with no listener ends the process.
+      let lost: unknown;
+      const onError = (err: Error) => (lost ??= err);
+      client.on('error', onError);
+      // pg reads a statement's own query_timeout (its types do not name it).
+      const send = (text: string, values?: unknown[]): Promise<pg.QueryResult> =>
+        client.query(txOpts.maintenance ? ({ text, values, query_timeout: NO_CLIENT_TIMEOUT } as pg.QueryConfig) : { text, values: values as unknown[] });
+      let reusable = true;
+      try {
+        await send('BEGIN');
+        if (txOpts.maintenance && settings) await send('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
         const tx: Queryable = {
-          query: async <R>(text: string, values?: unknown[]) => toResult<R>(await client.query(text, values as unknown[])),
+          query: async <R>(text: string, values?: unknown[]) => {
+            try {
+              return toResult<R>(await send(text, values));
+            } catch (err) {
+              throw named(err);
+            }
+          },
         };
         const result = await fn(tx);
-        await client.query('COMMIT');
+        await send('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
+        // A connection lost, or a statement the client gave up on (still running there), cannot roll back: closing
+        // it ends the transaction on the server.
+        if (lost !== undefined || connectionBroken(err)) reusable = false;
+        else await client.query('ROLLBACK').catch(() => (reusable = false));
+        throw named(err);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(reusable ? undefined : new Error('connection closed after a fault'));
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -96,7 +154,50 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   };
 }
 
-/** The SQLSTATE of a database error, if err is one. */
+// Class 08: connection exceptions; 57P01-57P03: the server shutting down (a restart) or starting up; 53300: too many
+// connections.
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]$|53300$)/;
+// 57014: a statement cancelled (statement_timeout); 55P03: lock_timeout.
+const TIMEOUT_SQLSTATES = new Set(['57014', '55P03']);
+// What Node's sockets answer when the server is not there or went away.
+const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+// pg's and pg-pool's own words (they carry no code): a connection lost or never made, or a pool closed at shutdown.
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|timeout expired$)/;
+// pg-pool: no pooled connection became free within connectionTimeoutMillis.
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+// pg: a statement unanswered past query_timeout (the server's own timeout should have ended it first).
+const CLIENT_READ_TIMEOUT = 'Query read timeout';
+
+/** Which named fault a database error is, if it is one (a failed constraint or a bad value is not: the caller's). */
+export function databaseFault(err: unknown): DatabaseFault | undefined {
+  if (err instanceof DatabaseFaultError) return err.fault;
+  if (err instanceof pg.DatabaseError) {
+    if (TIMEOUT_SQLSTATES.has(err.code ?? '')) return 'database_timeout';
+    return UNAVAILABLE_SQLSTATE.test(err.code ?? '') ? 'database_unavailable' : undefined;
+  }
+  if (!(err instanceof Error)) return undefined;
+  if (err.message === POOL_WAIT_TIMEOUT) return 'database_busy';
+  if (err.message === CLIENT_READ_TIMEOUT) return 'database_timeout';
+  const code = (err as NodeJS.ErrnoException).code;
+  if ((code && UNAVAILABLE_SYSCALL_CODES.has(code)) || UNAVAILABLE_MESSAGE.test(err.message)) return 'database_unavailable';
+  return undefined;
+}
+
+/** After this the connection cannot be used again: it was lost, or a statement is still running on it. */
+function connectionBroken(err: unknown): boolean {
+  const cause = err instanceof DatabaseFaultError ? err.cause : err;
+  return databaseFault(cause) === 'database_unavailable' || (cause instanceof Error && cause.message === CLIENT_READ_TIMEOUT);
+}
+
+/** The driver's error as the named fault it is (the driver's error its cause), or unchanged. */
+function named(err: unknown): unknown {
+  if (err instanceof DatabaseFaultError) return err;
+  const fault = databaseFault(err);
+  return fault ? new DatabaseFaultError(fault, err) : err;
+}
+
+/** The SQLSTATE of a database error, if err is one (or a named fault caused by one). */
 export function sqlState(err: unknown): string | undefined {
-  return err instanceof pg.DatabaseError ? err.code : undefined;
+  const cause = err instanceof DatabaseFaultError ? err.cause : err;
+  return cause instanceof pg.DatabaseError ? cause.code : undefined;
 }

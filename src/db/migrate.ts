@@ -53,7 +53,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
       await tx.query(m.sql);
       await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
       return true;
-    });
+    }, { maintenance: true });
     if (didApply) applied.push(m.name);
   }
   return applied;

@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sqlState } from '../db/database.js';
-import { AppError, type FieldError } from '../errors.js';
+import { AppError, DatabaseFaultError, type FieldError } from '../errors.js';
 import { LlmError } from '../llm/errors.js';
 import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
 
@@ -89,6 +89,8 @@ function repeatedParameter(request: FastifyRequest, context: string | undefined,
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {
+      // The driver's words (they can quote SQL or data) are logged; the answer names the fault only.
+      if (err instanceof DatabaseFaultError) request.log.error({ err: err.cause, fault: err.fault }, 'database fault');
       if (err.headers) reply.headers(err.headers);
       return sendProblem(reply, err.status, err.code, err.title, err.message, err.errors);
     }

@@ -1,7 +1,7 @@
 // What the route schemas cannot say about the contract, added to the generated OpenAPI document: the problem media
 // type of errors, response headers (ETag, Retry-After, Location), If-None-Match, the routes that need no key, the
 // Prometheus text of /metrics, the optional body of a stored role's run, the 413/415 of every route with a body, and
-// the 503 of a service shutting down.
+// the 503 of a service shutting down or of a database fault.
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 interface Operation {
@@ -36,6 +36,10 @@ const RESPONSE_HEADERS: Record<string, Record<string, Record<string, Header>>> =
   'post /v1/roles': { 201: { Location: header('The role: /v1/roles/{id}.') } },
 };
 
+const UNAVAILABLE =
+  'The service is shutting down (`unavailable`), or the database failed under the request: unreachable or its connection lost ' +
+  '(`database_unavailable`), a statement cancelled by its timeout (`database_timeout`), or no pooled connection free in time ' +
+  '(`database_busy`). Retry after Retry-After.';
 const NO_KEY = new Set(['/healthz', '/readyz', '/metrics']);
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
@@ -50,13 +54,14 @@ export function completeDocument<T>(generated: T): T {
         responses['415'] ??= { description: 'The body is not JSON.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
       }
       if (NO_KEY.has(path)) op.security = [];
-      else responses['503'] ??= { description: 'The service is shutting down; retry shortly.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+      else responses['503'] ??= { description: UNAVAILABLE, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
       for (const [status, response] of Object.entries(responses)) {
         // Errors are problem documents (RFC 9457), with their own media type.
         if (Number(status) >= 400 && response.content?.['application/json']) {
           response.content = { [PROBLEM_CONTENT_TYPE]: response.content['application/json'] };
         }
         if (status === '401') response.headers = { ...response.headers, 'WWW-Authenticate': header('Bearer') };
+        if (status === '503' && !NO_KEY.has(path)) response.headers = { ...response.headers, 'Retry-After': header('Seconds to wait before retrying.', 'integer') };
         if (status === '429') response.headers = { ...response.headers, 'Retry-After': header('Seconds until the allowance is renewed.', 'integer') };
         const extra = RESPONSE_HEADERS[`${method} ${path}`]?.[status];
         if (extra) response.headers = { ...response.headers, ...extra };

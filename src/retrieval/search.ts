@@ -53,7 +53,7 @@ export async function ensureVectorIndex(db: Database, model: string, dimension: 
       `CREATE INDEX IF NOT EXISTS ${name} ON candidate_embeddings USING hnsw (${expr} vector_cosine_ops)
        WHERE model = '${model.replace(/'/g, "''")}'`,
     );
-  });
+  }, { maintenance: true });
 }
 
 /**

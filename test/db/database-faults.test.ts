@@ -1,0 +1,141 @@
+// The database misbehaving under the pool: every fault is a named DatabaseFaultError, a connection lost under a
+// transaction does not end the process, and the pool serves again once the database is back.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { DatabaseFaultError } from '../../src/errors.js';
+import { createTestDatabase } from '../support/database.js';
+import { startRestartableDatabase, type RestartableDatabase } from '../support/restartable-database.js';
+
+let server: RestartableDatabase;
+before(async () => {
+  server = await startRestartableDatabase();
+});
+after(async () => {
+  await server.close();
+});
+
+function open(opts: { statementTimeoutMs?: number; lockTimeoutMs?: number; onIdleError?: (err: Error) => void } = {}): Promise<Database> {
+  return openDatabase({ databaseUrl: server.url, dataDir: 'unused', poolMax: 3, connectionTimeoutMs: 2000, ...opts });
+}
+
+async function rejectsWith(p: Promise<unknown>, fault: string): Promise<DatabaseFaultError> {
+  const err = await p.then(
+    () => assert.fail(`expected ${fault}`),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof DatabaseFaultError, `a named fault, not ${String(err)}`);
+  assert.equal(err.fault, fault);
+  assert.equal(err.status, 503);
+  return err;
+}
+
+test('the server going away: a transaction in flight fails named, the process lives, idle connections are reported, and the pool recovers', async () => {
+  const idleErrors: Error[] = [];
+  const db = await open({ onIdleError: (err) => idleErrors.push(err) });
+  const uncaught: Error[] = [];
+  const onUncaught = (err: Error) => uncaught.push(err);
+  // node:test reports an uncaught exception as the test's failure; counted here too, to say which it was.
+  process.on('uncaughtException', onUncaught);
+  try {
+    // Two idle connections in the pool, and one checked out by a transaction that is between two statements.
+    await Promise.all([db.query('SELECT 1'), db.query('SELECT 2')]);
+    let inside!: () => void;
+    const between = new Promise<void>((resolve) => (inside = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const tx = db.withTransaction(async (t) => {
+      await t.query('SELECT 1');
+      inside();
+      await resumed;
+      await t.query('SELECT 2');
+    });
+    await between;
+    await server.stop();
+    // The connection's end reaches the client while no statement of it is running.
+    await new Promise((r) => setTimeout(r, 100));
+    resume();
+    await rejectsWith(tx, 'database_unavailable');
+    await rejectsWith(db.query('SELECT 1'), 'database_unavailable');
+    await rejectsWith(db.withTransaction(async (t) => t.query('SELECT 1')), 'database_unavailable');
+    assert.deepEqual(uncaught, []);
+    assert.ok(idleErrors.length >= 1, 'the idle connections lost are reported');
+
+    await server.start();
+    assert.deepEqual((await db.query<{ x: number }>('SELECT 1 AS x')).rows, [{ x: 1 }]);
+    assert.equal(await db.withTransaction(async (t) => (await t.query<{ x: number }>('SELECT 2 AS x')).rows[0]!.x), 2);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+    await db.close();
+  }
+});
+
+test('a statement the server cancels (statement_timeout, lock_timeout) is a database_timeout, and the connection serves on', async () => {
+  const db = await open();
+  try {
+    // PGlite cannot time a statement out (see below): the server's answer to one is raised as PostgreSQL sends it.
+    await db.query(`CREATE OR REPLACE FUNCTION raise_sqlstate(code text) RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = code; END $$`);
+    const timedOut = await rejectsWith(db.query("SELECT raise_sqlstate('57014')"), 'database_timeout');
+    assert.equal(timedOut.name, 'DatabaseTimeoutError');
+    assert.doesNotMatch(timedOut.message, /canceling|SELECT|raise_sqlstate/, 'the message is ours; the driver error is the cause');
+    await rejectsWith(db.query("SELECT raise_sqlstate('55P03')"), 'database_timeout');
+    await rejectsWith(db.withTransaction(async (t) => t.query("SELECT raise_sqlstate('57014')")), 'database_timeout');
+    // Rolled back and reused, not closed.
+    assert.equal(await db.withTransaction(async (t) => (await t.query<{ x: number }>('SELECT 3 AS x')).rows[0]!.x), 3);
+    // A constraint or a bad value stays the driver's error: it is the caller's to name.
+    const other = await db.query("SELECT raise_sqlstate('23505')").catch((e: unknown) => e);
+    assert.ok(!(other instanceof DatabaseFaultError));
+  } finally {
+    await db.close();
+  }
+});
+
+test('PostgreSQL connections carry the statement and lock timeouts; a maintenance transaction has none', async () => {
+  const db = await open({ statementTimeoutMs: 1234, lockTimeoutMs: 567 });
+  try {
+    const show = async (q: { query: Database['query'] }) => ({
+      statement: (await q.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]!.statement_timeout,
+      lock: (await q.query<{ lock_timeout: string }>('SHOW lock_timeout')).rows[0]!.lock_timeout,
+    });
+    assert.deepEqual(await show(db), { statement: '1234ms', lock: '567ms' });
+    assert.deepEqual(await db.withTransaction((tx) => show(tx), { maintenance: true }), { statement: '0', lock: '0' });
+    assert.deepEqual(await show(db), { statement: '1234ms', lock: '567ms' }, 'SET LOCAL ends with its transaction');
+  } finally {
+    await db.close();
+    // One PGlite serves every connection of this file as one session: put its settings back.
+    await server.pglite.exec('RESET statement_timeout; RESET lock_timeout');
+  }
+});
+
+test('waiting longer than connectionTimeoutMs for a pooled connection is a database_busy', async () => {
+  const db = await createTestDatabase({ poolMax: 1, connectionTimeoutMs: 200 });
+  let release!: () => void;
+  const held = db.withTransaction(() => new Promise<void>((resolve) => (release = resolve)));
+  try {
+    await rejectsWith(db.query('SELECT 1'), 'database_busy');
+    release();
+    await held;
+    assert.deepEqual((await db.query<{ x: number }>('SELECT 1 AS x')).rows, [{ x: 1 }]);
+  } finally {
+    release();
+    await held;
+    await db.close();
+  }
+});
+
+// What holds on the embedded database: PGlite runs one statement at a time in WebAssembly and has no timer to cancel
+// one, so DB_STATEMENT_TIMEOUT_MS is not applied there (README). Should PGlite start honouring it, this fails and
+// the embedded database can be given the timeout too.
+test('PGlite accepts statement_timeout and does not honour it', async () => {
+  const pglite = await PGlite.create();
+  try {
+    await pglite.exec("SET statement_timeout = '50ms'");
+    const started = Date.now();
+    await pglite.query('SELECT pg_sleep(0.3)');
+    assert.ok(Date.now() - started >= 290, 'the statement ran its whole length');
+  } finally {
+    await pglite.close();
+  }
+});

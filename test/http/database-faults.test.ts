@@ -1,0 +1,81 @@
+// The API when its database misbehaves: a named 503 problem document (no SQL, no driver words), readiness that says
+// so, and service again by itself once the database is back.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startRestartableDatabase, type RestartableDatabase } from '../support/restartable-database.js';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
+
+let server: RestartableDatabase;
+let rt: TestRuntime;
+before(async () => {
+  server = await startRestartableDatabase();
+  // A PostgreSQL server to this service (DATABASE_URL), as a restart or a failover reaches it; one connection, so
+  // that a held one exhausts the pool.
+  rt = await startTestRuntime({ DATABASE_URL: server.url, PROCESS_ROLE: 'api', DB_POOL_MAX: '1', DB_CONNECTION_TIMEOUT_MS: '1000' });
+});
+after(async () => {
+  await rt?.close();
+  await server?.close();
+});
+
+function assertNamedProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, code: string) {
+  assert.equal(res.statusCode, 503, res.body);
+  assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+  assert.equal(res.headers['retry-after'], '5');
+  const body = JSON.parse(res.body) as { type: string; status: number; detail: string };
+  assert.equal(body.type, `https://talent-matcher.dev/problems/${code}`);
+  assert.equal(body.status, 503);
+  // Nothing of the statement, the driver or the server's words.
+  assert.doesNotMatch(res.body, /SELECT|INSERT|roles_|raise_sqlstate|canceling|Connection terminated|ENOENT|ECONNREFUSED|\.s\.PGSQL|\/tmp\//i);
+}
+
+test('the database gone: requests answer 503 database_unavailable, /readyz 503, and both recover when it is back', async () => {
+  assert.equal((await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() })).statusCode, 200);
+  await server.stop();
+  try {
+    assertNamedProblem(await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() }), 'database_unavailable');
+    const write = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'Backend engineer', description: 'Go and Postgres.' } });
+    assertNamedProblem(write, 'database_unavailable');
+    const ready = await rt.app!.inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.json().type, 'https://talent-matcher.dev/problems/not_ready');
+    assert.equal((await rt.app!.inject({ url: '/healthz' })).statusCode, 200, 'the process itself is up');
+    assert.ok(rt.logs.some((l) => l.msg === 'database fault' && l.fault === 'database_unavailable'), 'the cause is logged');
+  } finally {
+    await server.start();
+  }
+  assert.equal((await rt.app!.inject({ url: '/readyz' })).statusCode, 200);
+  assert.equal((await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() })).statusCode, 200);
+  const created = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'Backend engineer', description: 'Go and Postgres.' } });
+  assert.equal(created.statusCode, 201);
+});
+
+test('a statement the database cancels for its timeout answers 503 database_timeout and writes nothing', async () => {
+  // PostgreSQL's answer to a statement past statement_timeout (SQLSTATE 57014), as PGlite cannot time one out.
+  await server.pglite.exec(`
+    CREATE FUNCTION statement_times_out() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014'; END $$;
+    CREATE TRIGGER roles_time_out BEFORE INSERT ON roles FOR EACH ROW EXECUTE FUNCTION statement_times_out();`);
+  try {
+    const before = (await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'Data engineer', description: 'Spark.' } });
+    assertNamedProblem(res, 'database_timeout');
+    assert.equal((await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n, before);
+    assert.ok(rt.logs.some((l) => l.msg === 'database fault' && l.fault === 'database_timeout'));
+  } finally {
+    await server.pglite.exec('DROP TRIGGER roles_time_out ON roles; DROP FUNCTION statement_times_out()');
+  }
+});
+
+test('no pooled connection free within DB_CONNECTION_TIMEOUT_MS answers 503 database_busy', async () => {
+  let release!: () => void;
+  // The pool's one connection, held.
+  const held = rt.db.withTransaction(() => new Promise<void>((resolve) => (release = resolve)));
+  try {
+    assertNamedProblem(await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() }), 'database_busy');
+  } finally {
+    release();
+    await held;
+  }
+  assert.equal((await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() })).statusCode, 200);
+});
