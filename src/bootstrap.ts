@@ -2,8 +2,40 @@
 import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-keys.js';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
+import { databaseFault, openDatabase, sqlState, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
+
+/** DATABASE_URL names a server this process cannot reach or may not use: the boot stops with this message alone. */
+export class DatabaseUnreachableError extends Error {
+  override name = 'DatabaseUnreachableError';
+}
+
+/** The URL without its password, for a message. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(DATABASE_URL)';
+  }
+}
+
+/**
+ * The first statement of a boot failing because of where DATABASE_URL points, as one line a person can act on. The
+ * boot does not retry: the first connection is bounded by DB_CONNECTION_TIMEOUT_MS, and an orchestrator restarts a
+ * process that exits (compose starts the service once the database is healthy).
+ */
+function unreachable(err: unknown, url: string): DatabaseUnreachableError | undefined {
+  const state = sqlState(err);
+  // 28xxx: authentication or authorisation refused; 3D000: no such database.
+  const refused = state !== undefined && (state.startsWith('28') || state === '3D000');
+  if (!refused && databaseFault(err) !== 'database_unavailable') return undefined;
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const why = cause instanceof Error ? cause.message : String(cause);
+  const what = refused ? 'the database refused this service' : 'cannot reach the database';
+  return new DatabaseUnreachableError(`${what} at ${shownUrl(url)} (DATABASE_URL): ${why}. Check DATABASE_URL and that the server is up.`);
+}
 
 /** `timeouts: false`: no statement or lock timeout (the CLI's one-shot commands, which a person watches). */
 export async function openMigratedDatabase(
@@ -29,7 +61,7 @@ export async function openMigratedDatabase(
     return db;
   } catch (err) {
     await db.close().catch(() => {});
-    throw err;
+    throw (config.DATABASE_URL && unreachable(err, config.DATABASE_URL)) || err;
   }
 }
 

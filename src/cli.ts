@@ -5,7 +5,7 @@ import { exportScoresCsv } from './audit/export-scores.js';
 import { replayRun, ReplayUnavailableError } from './audit/replay.js';
 import { pruneTraces } from './audit/retention.js';
 import { createApiKeyStore, prefixOf } from './auth/api-keys.js';
-import { openMigratedDatabase } from './bootstrap.js';
+import { DatabaseUnreachableError, openMigratedDatabase } from './bootstrap.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { reembed } from './embeddings/reembed.js';
 import { createUsageStore } from './usage/usage-store.js';
@@ -175,7 +175,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError;
+    const known =
+      err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof DatabaseUnreachableError;
     // Any other error (a database's, a model server's) is printed as a log line would carry it: no quoted values.
     process.stderr.write(`talent-matcher: ${known ? (err as Error).message : errorText(err, { stack: true })}\n`);
     if (err instanceof UsageError) process.stderr.write(usage());

@@ -2,6 +2,7 @@
 import v8 from 'node:v8';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig } from './config.js';
+import { DatabaseUnreachableError } from './bootstrap.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { MigrationError } from './db/migrate.js';
 import { errorText } from './log-errors.js';
@@ -55,7 +56,13 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   // Boot failures that a person can fix get their message alone, not a stack trace.
-  if (err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof ListenError) {
+  if (
+    err instanceof ConfigError ||
+    err instanceof DataDirInUseError ||
+    err instanceof MigrationError ||
+    err instanceof ListenError ||
+    err instanceof DatabaseUnreachableError
+  ) {
     process.stderr.write(`talent-matcher: ${err.message}\n`);
   } else {
     process.stderr.write(`talent-matcher: failed to start: ${errorText(err, { stack: true })}\n`);

@@ -187,3 +187,18 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
     taken.close();
   }
 });
+
+// A DATABASE_URL pointing at nothing stops the boot at once, in words: which URL (password hidden), what the connection
+// answered, what to check. No stack trace, no retrying forever.
+test('a DATABASE_URL that nothing answers: exit 1 with one line naming it, without its password', async () => {
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), DATABASE_URL: 'postgres://tm:s3cret-pw@127.0.0.1:1/talent', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /^talent-matcher: cannot reach the database at postgres:\/\/tm:\*\*\*@127\.0\.0\.1:1\/talent \(DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:1\. Check DATABASE_URL/);
+  assert.equal(stderr.trim().split('\n').length, 1, `one line, no stack trace:\n${stderr}`);
+  assert.doesNotMatch(stderr, /s3cret-pw/);
+});
