@@ -56,8 +56,10 @@ export interface WorkerDeps {
 interface ActiveRun {
   id: string;
   controller: AbortController;
-  /** Why the controller was aborted: the run's outcome depends on it. */
-  abortReason: 'cancel' | 'shutdown' | 'lease_lost' | null;
+  /** Why the controller was aborted: the run's outcome depends on it. lease_expired: it ran out unrenewed. */
+  abortReason: 'cancel' | 'shutdown' | 'lease_lost' | 'lease_expired' | null;
+  /** When the lease ends unless renewed, by this process's clock: the claim's or last renewal's send time plus the lease. */
+  leaseUntil: number;
   /** The round in progress, for log lines written outside drive(). */
   iteration: number | null;
   done: Promise<void>;
@@ -76,17 +78,29 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   let stopping = false;
   let wake: (() => void) | null = null;
   const liveness = createLiveness({ pollMs: opts.pollMs, heartbeatMs: opts.heartbeatMs, now: opts.now ?? (() => performance.now()) });
+  let renewalFailing = false;
 
   const heartbeat = setInterval(() => {
+    // A run whose lease ran out while renewals failed (the database unreachable) is abandoned before its model calls
+    // are paid for answers its fenced writes may not keep; it is claimed again once the database answers. A renewal
+    // that is merely slow abandons nothing: the run's writes are fenced by its owner, not by the lease's expiry.
+    const now = Date.now();
+    if (renewalFailing) for (const run of active.values()) if (now >= run.leaseUntil) abort(run, 'lease_expired');
     void (async () => {
       // Judge only the runs this heartbeat renewed: one claimed while it was in flight is not lost.
-      const renewed = [...active.values()];
-      const owned = await queue.heartbeat(renewed.map((r) => r.id));
+      const renewed = [...active.values()].filter((r) => r.abortReason !== 'lease_expired');
+      const sentAt = Date.now();
+      const owned = await queue.heartbeat(renewed.map((r) => r.id)).catch((err: unknown) => {
+        renewalFailing = true;
+        throw err;
+      });
+      renewalFailing = false;
       liveness.heartbeatDone();
       for (const run of renewed) {
         const state = owned.get(run.id);
         if (!state) abort(run, 'lease_lost');
         else if (state.cancelRequested) abort(run, 'cancel');
+        else run.leaseUntil = sentAt + opts.leaseMs;
       }
       // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, and runs whose
       // worker died after a cancel was asked end cancelled.
@@ -250,6 +264,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);
       const cause = interrupted.cause;
       const last = interrupted.context;
+      if (active.abortReason === 'lease_expired') {
+        iterationLog().warn('lease ran out unrenewed (the database did not answer); run abandoned, to be claimed again');
+        return;
+      }
       if (active.abortReason === 'lease_lost' || cause instanceof LeaseLostError) {
         iterationLog().warn('lease lost; another worker owns the run now');
         return;
@@ -285,6 +303,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     while (!stopping) {
       liveness.loopPassed();
       let claimed: ClaimedRun | null = null;
+      const claimSentAt = Date.now();
       if (active.size < opts.concurrency) {
         try {
           claimed = await queue.claim([...active.keys()]);
@@ -296,7 +315,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         const controller = new AbortController();
         // Every concurrent model call of the run listens on its signal; scoreLimit can exceed Node's default of 10.
         setMaxListeners(1000, controller.signal);
-        const run: ActiveRun = { id: claimed.id, controller, abortReason: null, iteration: null, done: Promise.resolve() };
+        const run: ActiveRun = { id: claimed.id, controller, abortReason: null, leaseUntil: claimSentAt + opts.leaseMs, iteration: null, done: Promise.resolve() };
         active.set(claimed.id, run);
         const c = claimed;
         run.done = drive(c, run)
