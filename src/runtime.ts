@@ -96,6 +96,9 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         if (closed) return;
         closed = true;
         services.lifecycle.closing = true;
+        // A database away now is not waited out: the journal's rows it cannot take are logged as lost, not cut off
+        // silently when the shutdown's own deadline ends the process.
+        services.journal.stopWaiting();
         // Asked first, so a pass in progress ends at its next batch while the worker winds down.
         const rescrubStopped = rescrubber.stop();
         await worker?.stop(config.SHUTDOWN_GRACE_MS);

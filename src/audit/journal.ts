@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createBatchWriter } from '../db/batch-writer.js';
-import type { Queryable } from '../db/database.js';
+import { databaseFault, type Queryable } from '../db/database.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { ledgerInsertSql } from '../usage/usage-store.js';
 
@@ -70,6 +70,9 @@ async function writeJournalRows(db: Queryable, rows: JournalRow[]): Promise<void
   await db.query(ledgerInsertSql(ledger, values, leading), values);
 }
 
+// A database restart or failover takes seconds to tens of seconds: rows wait it out, in memory, rather than be lost.
+const OUTAGE_WAIT_MS = 60_000;
+
 // Rows wait this long for company, so a run's next statements (checkpoint, retrieval, candidate reads: tens
 // of milliseconds on the embedded database) go first and the rows are written while the run waits on its
 // next model calls, which take longer than this.
@@ -79,6 +82,8 @@ export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error
   const writer = createBatchWriter<JournalRow>({
     lingerMs: LINGER_MS,
     writeBatch: (rows) => writeJournalRows(deps.db, rows),
+    // A batch committed whose answer was lost is not charged twice when tried again: each ledger row has its entryId.
+    outage: { is: (err) => ['database_unavailable', 'database_busy'].includes(databaseFault(err) ?? ''), waitMs: OUTAGE_WAIT_MS },
     // A batch that keeps failing is written row by row, so a bad row loses only itself, and each loss is loud.
     onLost: (err, row) => {
       // The answer was paid for and used: the gap in the ledger must be loud, with everything needed to repair it.
@@ -102,6 +107,10 @@ export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error
     },
     get backlog(): number {
       return writer.backlog;
+    },
+    /** A process shutting down: rows the database cannot take now are reported lost, not waited on. */
+    stopWaiting(): void {
+      writer.stopWaiting();
     },
   };
 }

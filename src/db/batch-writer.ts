@@ -19,6 +19,12 @@ export interface BatchWriterOptions<T> {
    * due; waiting lets those go first and writes the rows while the run waits on its next model calls.
    */
   lingerMs?: number;
+  /**
+   * Failures that say the database is away (a restart, a failover), not that the rows are bad: a batch failing so is
+   * tried again, at most every retryMs, for up to waitMs before it counts as failed, so that an outage of seconds
+   * loses no row. stopWaiting() ends the waits (a process shutting down).
+   */
+  outage?: { is(err: unknown): boolean; waitMs: number; retryMs?: number };
 }
 
 export interface BatchWriter<T> {
@@ -27,6 +33,8 @@ export interface BatchWriter<T> {
   flush(): Promise<void>;
   /** Items added and not yet written. */
   readonly backlog: number;
+  /** From now on an outage is not waited out: what cannot be written is reported lost (shutdown). */
+  stopWaiting(): void;
 }
 
 export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T> {
@@ -41,15 +49,28 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
   let draining = false;
   const waiters: Array<{ upTo: number; resolve: () => void }> = [];
 
+  let waitOutages = true;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
   async function write(batch: T[]): Promise<void> {
     let lastError: unknown;
+    let outageSince: number | null = null;
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
         await opts.writeBatch(batch);
         return;
       } catch (err) {
         lastError = err;
-        if (attempt < retries) await new Promise((r) => setTimeout(r, retryDelayMs * (attempt + 1)));
+        if (opts.outage?.is(err) && waitOutages) {
+          outageSince ??= Date.now();
+          if (Date.now() - outageSince < opts.outage.waitMs) {
+            // Not an attempt: the rows were not refused, the database was not there.
+            attempt--;
+            await sleep(opts.outage.retryMs ?? 500);
+            continue;
+          }
+        }
+        if (attempt < retries) await sleep(retryDelayMs * (attempt + 1));
       }
     }
     if (batch.length === 1) return opts.onLost(lastError, batch[0]!);
@@ -102,6 +123,9 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
     },
     get backlog() {
       return added - settled;
+    },
+    stopWaiting() {
+      waitOutages = false;
     },
   };
 }
