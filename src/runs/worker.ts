@@ -20,6 +20,7 @@ import { scrubRole } from '../roles/scrub-role.js';
 import { runError } from './run-error.js';
 import type { Stop } from './run-schemas.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
+import { startHeartbeat } from './heartbeat.js';
 import { createLiveness } from './worker-liveness.js';
 
 export interface WorkerOptions {
@@ -53,7 +54,7 @@ export interface WorkerDeps {
   onRunQueued?(listener: () => void): () => void;
 }
 
-interface ActiveRun {
+export interface ActiveRun {
   id: string;
   controller: AbortController;
   /** Why the controller was aborted: the run's outcome depends on it. lease_expired: it ran out unrenewed. */
@@ -78,37 +79,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   let stopping = false;
   let wake: (() => void) | null = null;
   const liveness = createLiveness({ pollMs: opts.pollMs, heartbeatMs: opts.heartbeatMs, now: opts.now ?? (() => performance.now()) });
-  let renewalFailing = false;
 
-  const heartbeat = setInterval(() => {
-    // A run whose lease ran out while renewals failed (the database unreachable) is abandoned before its model calls
-    // are paid for answers its fenced writes may not keep; it is claimed again once the database answers. A renewal
-    // that is merely slow abandons nothing: the run's writes are fenced by its owner, not by the lease's expiry.
-    const now = Date.now();
-    if (renewalFailing) for (const run of active.values()) if (now >= run.leaseUntil) abort(run, 'lease_expired');
-    void (async () => {
-      // Judge only the runs this heartbeat renewed: one claimed while it was in flight is not lost.
-      const renewed = [...active.values()].filter((r) => r.abortReason !== 'lease_expired');
-      const sentAt = Date.now();
-      const owned = await queue.heartbeat(renewed.map((r) => r.id)).catch((err: unknown) => {
-        renewalFailing = true;
-        throw err;
-      });
-      renewalFailing = false;
-      liveness.heartbeatDone();
-      for (const run of renewed) {
-        const state = owned.get(run.id);
-        if (!state) abort(run, 'lease_lost');
-        else if (state.cancelRequested) abort(run, 'cancel');
-        else run.leaseUntil = sentAt + opts.leaseMs;
-      }
-      // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, and runs whose
-      // worker died after a cancel was asked end cancelled.
-      await queue.cancelAbandoned();
-      await queue.failExhausted();
-    })().catch((err) => log.warn({ err }, 'heartbeat failed'));
-  }, opts.heartbeatMs);
-  heartbeat.unref();
+  const heartbeat = startHeartbeat({ queue, active, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, liveness, abort, log });
 
   function abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void {
     if (run.abortReason) return;
@@ -358,7 +330,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         for (const run of active.values()) abort(run, 'shutdown');
         await all;
       }
-      clearInterval(heartbeat);
+      heartbeat.stop();
     },
   };
 }

@@ -1,0 +1,52 @@
+// A worker's lease heartbeat: renews the leases of the runs it drives, aborts those it lost, was asked to cancel or
+// could not renew before their lease ran out, and sweeps runs that died on every attempt or after a cancel.
+import type { Logger } from 'pino';
+import type { RunQueue } from './run-queue.js';
+import type { ActiveRun } from './worker.js';
+import type { Liveness } from './worker-liveness.js';
+
+export interface HeartbeatDeps {
+  queue: Pick<RunQueue, 'heartbeat' | 'cancelAbandoned' | 'failExhausted'>;
+  /** The worker's runs in flight, by id; read on every beat. */
+  active: Map<string, ActiveRun>;
+  leaseMs: number;
+  heartbeatMs: number;
+  liveness: Pick<Liveness, 'heartbeatDone'>;
+  abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void;
+  log: Pick<Logger, 'warn'>;
+}
+
+export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
+  const { queue, active, leaseMs, abort } = deps;
+  let renewalFailing = false;
+  const timer = setInterval(() => {
+    // A run whose lease ran out while renewals failed (the database unreachable) is abandoned before its model calls
+    // are paid for answers its fenced writes may not keep; it is claimed again once the database answers. A renewal
+    // that is merely slow abandons nothing: the run's writes are fenced by its owner, not by the lease's expiry.
+    const now = Date.now();
+    if (renewalFailing) for (const run of active.values()) if (now >= run.leaseUntil) abort(run, 'lease_expired');
+    void (async () => {
+      // Judge only the runs this heartbeat renewed: one claimed while it was in flight is not lost.
+      const renewed = [...active.values()].filter((r) => r.abortReason !== 'lease_expired');
+      const sentAt = Date.now();
+      const owned = await queue.heartbeat(renewed.map((r) => r.id)).catch((err: unknown) => {
+        renewalFailing = true;
+        throw err;
+      });
+      renewalFailing = false;
+      deps.liveness.heartbeatDone();
+      for (const run of renewed) {
+        const state = owned.get(run.id);
+        if (!state) abort(run, 'lease_lost');
+        else if (state.cancelRequested) abort(run, 'cancel');
+        else run.leaseUntil = sentAt + leaseMs;
+      }
+      // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, and runs whose
+      // worker died after a cancel was asked end cancelled.
+      await queue.cancelAbandoned();
+      await queue.failExhausted();
+    })().catch((err) => deps.log.warn({ err }, 'heartbeat failed'));
+  }, deps.heartbeatMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
