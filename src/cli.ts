@@ -16,8 +16,11 @@ import { MigrationError } from './db/migrate.js';
 import { errorText } from './log-errors.js';
 import { loggerOptions } from './logger.js';
 
-/** Resolves to the exit code (0 when nothing is returned). */
-type Command = (db: Database, args: Record<string, string | undefined>, config: Config) => Promise<number | void>;
+/**
+ * Checks its options and returns what it does with the database, which resolves to the exit code (0 when nothing is
+ * returned): a usage error is told before the database is opened (no initdb, no wait for the data directory's lock).
+ */
+type Command = (args: Record<string, string | undefined>, config: Config) => (db: Database) => Promise<number | void>;
 
 class UsageError extends Error {}
 
@@ -57,77 +60,90 @@ function uuid(args: Record<string, string | undefined>, name: string): string {
   return v;
 }
 
-const COMMANDS: Record<string, { usage: string; run: Command }> = {
+const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
   migrate: {
     usage: 'migrate                         apply pending migrations and exit',
-    run: async () => {
+    prepare: () => async () => {
       const n = appliedAtOpen.length;
       process.stdout.write(n ? `applied ${n} migration${n === 1 ? '' : 's'}: ${appliedAtOpen.join(', ')}\n` : 'migrations are up to date\n');
     },
   },
   'create-api-key': {
     usage: 'create-api-key --org NAME       create the organisation if needed and print a new key (last line)',
-    run: async (db, args) => {
-      // One transaction (register, in api-keys.ts): a key insert that fails leaves no organisation without a key.
-      const { key, prefix } = await createApiKeyStore(db).create(required(args, 'org'));
-      process.stdout.write(`created key with prefix ${prefix} for organisation ${args.org}\n${key}\n`);
+    prepare: (args) => {
+      const org = required(args, 'org');
+      return async (db) => {
+        // One transaction (register, in api-keys.ts): a key insert that fails leaves no organisation without a key.
+        const { key, prefix } = await createApiKeyStore(db).create(org);
+        process.stdout.write(`created key with prefix ${prefix} for organisation ${org}\n${key}\n`);
+      };
     },
   },
   reembed: {
     usage: 'reembed [--batch N]              embed candidates lacking a current vector of the configured model (resumable)',
-    run: async (db, args, config) => {
+    prepare: (args, config) => {
       const batch = wholeNumber(args, 'batch', 200, 1, 5000);
-      const embedder = createEmbedder(config, { usage: createUsageStore(db) });
-      const done = await reembed(db, embedder, {
-        batch,
-        onProgress: (p) => process.stderr.write(`embedded ${p.embedded}, ${p.remaining} to go\n`),
-      });
-      process.stdout.write(`re-embedded ${done} candidates with ${embedder.model}\n`);
+      return async (db) => {
+        const embedder = createEmbedder(config, { usage: createUsageStore(db) });
+        const done = await reembed(db, embedder, {
+          batch,
+          onProgress: (p) => process.stderr.write(`embedded ${p.embedded}, ${p.remaining} to go\n`),
+        });
+        process.stdout.write(`re-embedded ${done} candidates with ${embedder.model}\n`);
+      };
     },
   },
   'revoke-api-key': {
     usage: 'revoke-api-key --prefix PREFIX  revoke a key (PREFIX, tm_PREFIX, or a chosen key whole); it stops working on the next request',
-    run: async (db, args) => {
+    prepare: (args) => {
       const given = required(args, 'prefix');
-      const keys = createApiKeyStore(db);
-      for (const prefix of keyPrefixes(given)) {
-        if (await keys.revoke(prefix)) return void process.stdout.write(`revoked key ${prefix}\n`);
-      }
-      throw new UsageError(`no active key with prefix ${keyPrefixes(given)[0]}`);
+      return async (db) => {
+        const keys = createApiKeyStore(db);
+        for (const prefix of keyPrefixes(given)) {
+          if (await keys.revoke(prefix)) return void process.stdout.write(`revoked key ${prefix}\n`);
+        }
+        throw new UsageError(`no active key with prefix ${keyPrefixes(given)[0]}`);
+      };
     },
   },
   'prune-traces': {
     usage: 'prune-traces [--days N]         delete audit trails older than N days (default TRACE_RETENTION_DAYS)',
-    run: async (db, args, config) => {
+    prepare: (args, config) => {
       // 0 prunes every trail: allowed when typed, never read from an empty or malformed value.
       const days = wholeNumber(args, 'days', config.TRACE_RETENTION_DAYS, 0, 3650);
-      const { runs, rows } = await pruneTraces(db, days);
-      process.stdout.write(`pruned ${rows} trace rows of ${runs} runs older than ${days} days\n`);
+      return async (db) => {
+        const { runs, rows } = await pruneTraces(db, days);
+        process.stdout.write(`pruned ${rows} trace rows of ${runs} runs older than ${days} days\n`);
+      };
     },
   },
   'replay-run': {
     usage: 'replay-run --id RUN             re-run a recorded run offline against its recorded answers; exit 1 if the shortlist differs',
-    run: async (db, args, config) => {
-      const report = await replayRun({ db, config, runId: uuid(args, 'id') }).catch((err: unknown) => {
-        if (!(err instanceof ReplayUnavailableError)) throw err;
-        process.stderr.write(`talent-matcher: cannot replay: ${err.message}\n`);
-        return null;
-      });
-      // 2, not 1: "cannot tell" must not read as "different".
-      if (!report) return 2;
-      const calls = `${report.modelCalls.served} recorded model answers served, ${report.modelCalls.unrecorded.length} unrecorded requests`;
-      if (report.identical) {
-        process.stdout.write(`identical: ${report.replayed.length} shortlist entries (${calls})\n`);
-        return 0;
-      }
-      process.stdout.write(`different (${calls}):\n${report.diff.map((d) => `  ${d}`).join('\n')}\n`);
-      return 1;
+    prepare: (args, config) => {
+      const runId = uuid(args, 'id');
+      return async (db) => {
+        const report = await replayRun({ db, config, runId }).catch((err: unknown) => {
+          if (!(err instanceof ReplayUnavailableError)) throw err;
+          process.stderr.write(`talent-matcher: cannot replay: ${err.message}\n`);
+          return null;
+        });
+        // 2, not 1: "cannot tell" must not read as "different".
+        if (!report) return 2;
+        const calls = `${report.modelCalls.served} recorded model answers served, ${report.modelCalls.unrecorded.length} unrecorded requests`;
+        if (report.identical) {
+          process.stdout.write(`identical: ${report.replayed.length} shortlist entries (${calls})\n`);
+          return 0;
+        }
+        process.stdout.write(`different (${calls}):\n${report.diff.map((d) => `  ${d}`).join('\n')}\n`);
+        return 1;
+      };
     },
   },
   'export-scores': {
     usage: 'export-scores --role ID         CSV of the role\'s scored shortlist entries, for bias audits (LL144)',
-    run: async (db, args) => {
-      process.stdout.write(await exportScoresCsv(db, uuid(args, 'role')));
+    prepare: (args) => {
+      const roleId = uuid(args, 'role');
+      return async (db) => void process.stdout.write(await exportScoresCsv(db, roleId));
     },
   },
 };
@@ -160,13 +176,14 @@ async function main(): Promise<number> {
   }
   const { values } = parseOptions(rest);
   const config = loadConfig();
+  const action = command.prepare(values as Record<string, string | undefined>, config);
   // Logs go to stderr so that stdout carries only the command's answer; redacted and with errors serialized as the
   // service's are (src/logger.ts).
   const logger = pino(loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, { pretty: false }), pino.destination(2));
   // No statement timeout: a prune or a re-embedding of a large pool may rightly run long, and a person is watching.
   const db = await openMigratedDatabase(config, logger, { timeouts: false, onApplied: (names) => (appliedAtOpen = names) });
   try {
-    return (await command.run(db, values as Record<string, string | undefined>, config)) ?? 0;
+    return (await action(db)) ?? 0;
   } finally {
     await db.close();
   }

@@ -1,7 +1,7 @@
 // The operator CLI in a child process: a bad argument is a usage error (exit 2) that changes nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -51,7 +51,7 @@ test('prune-traces: a --days that is no whole number ("", " ", "0x1") is refused
   assert.match(res.stdout, /^pruned 1 trace rows of 1 runs older than 1 days$/m);
 });
 
-test('an unknown option, a missing option value or a stray argument is a usage error (exit 2), not a stack trace', () => {
+test('an unknown option, a missing or malformed option value or a stray argument is a usage error (exit 2) told before the database is opened, not a stack trace', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
   try {
     const cases: Array<[string[], RegExp]> = [
@@ -59,6 +59,12 @@ test('an unknown option, a missing option value or a stray argument is a usage e
       [['create-api-key', '--org'], /Option '--org <value>' argument missing/],
       [['revoke-api-key', 'tm_abc'], /Unexpected argument 'tm_abc'/],
       [['prune-traces', '--days', '-1'], /argument is ambiguous/],
+      // Checked by the command itself, still before the database is opened.
+      [['prune-traces', '--days', 'x'], /--days must be a whole number/],
+      [['reembed', '--batch', '0'], /--batch must be a whole number/],
+      [['replay-run', '--id', 'nope'], /--id must be a UUID/],
+      [['export-scores'], /--role is required/],
+      [['revoke-api-key'], /--prefix is required/],
     ];
     for (const [args, message] of cases) {
       const res = cli(args, dataDir);
@@ -68,6 +74,7 @@ test('an unknown option, a missing option value or a stray argument is a usage e
       assert.match(res.stderr, /^usage: npm run cli/m, what);
       assert.doesNotMatch(res.stderr, /^\s+at /m, `${what}: no stack trace`);
       assert.equal(res.stdout, '');
+      assert.deepEqual(readdirSync(dataDir), [], `${what}: the database was not even opened`);
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
