@@ -76,7 +76,12 @@ test('each round records its queries, retrieved ids with ranks and distances, re
   for (const e of run.shortlist) assert.equal(scored.get(e.candidateId), e.totalScore);
   const finished = ofKind('run.finished')[0]!;
   assert.deepEqual([finished.data.status, finished.data.stop.reason], ['succeeded', 'reflector']);
-  assert.ok(ofKind('step.finished').every((s) => Number.isInteger(s.data.durationMs)), 'timings');
+  // Timings: each step of each round, with how long it took (an empty list would pass an every() alone).
+  const steps = ofKind('step.finished');
+  const STEPS = ['queries.expanded', 'candidates.retrieved', 'candidates.reranked', 'candidates.scored', 'iteration.reflected'];
+  assert.deepEqual(steps.map((s) => [s.data.iteration, s.data.event]), [1, 2].flatMap((i) => STEPS.map((event) => [i, event])));
+  assert.ok(steps.every((s) => Number.isInteger(s.data.durationMs) && s.data.durationMs >= 0), 'timings');
+  assert.ok(Number.isInteger(finished.data.durationMs) && finished.data.durationMs >= 0, 'the run’s own time');
 });
 
 test('every model request and raw answer is in the trail, scorer exchanges under their candidate', () => {
@@ -95,7 +100,7 @@ test('every model request and raw answer is in the trail, scorer exchanges under
     assert.match(x.data.schemaHash, /^[0-9a-f]{64}$/);
   }
   const rerank = exchanges.filter((e) => e.data.agent === 'reranker');
-  assert.ok(rerank.every((x) => x.candidateId === null && x.data.candidateIds.length > 1), 'a batch names all its candidates');
+  assert.ok(rerank.length > 0 && rerank.every((x) => x.candidateId === null && x.data.candidateIds.length > 1), 'a batch names all its candidates');
 });
 
 test('the trail holds scrubbed text only, and grows append-only in order', () => {
