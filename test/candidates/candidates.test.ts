@@ -22,20 +22,30 @@ async function count(table: string): Promise<number> {
   return (await rt.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
 }
 
-test('upsert reports created, then unchanged without new embedding work, then updated', async () => {
+test('upsert reports created, then unchanged without new embedding work, then updated', async (t) => {
+  // Every text the embedder is asked for: an unchanged candidate must cost no embedding call at all.
+  const embedded: string[] = [];
+  const embedder = rt.services.embedder;
+  const embed = embedder.embed.bind(embedder);
+  t.after(() => (embedder.embed = embed));
+  embedder.embed = async (texts, opts) => (embedded.push(...texts), embed(texts, opts));
   const first = await upsert([candidate('u1'), candidate('u2')]);
   assert.equal(first.statusCode, 200);
   assert.deepEqual(first.json().items.map((i: { status: string }) => i.status), ['created', 'created']);
   const vectorsBefore = await rt.db.query<{ created_at: Date }>("SELECT created_at FROM candidate_embeddings ORDER BY created_at");
+  assert.equal(embedded.length, 2);
 
+  embedded.length = 0;
   const again = await upsert([candidate('u1'), candidate('u2')]);
   assert.deepEqual(again.json().items.map((i: { status: string }) => i.status), ['unchanged', 'unchanged']);
   assert.deepEqual(again.json().items.map((i: { id: string }) => i.id), first.json().items.map((i: { id: string }) => i.id));
   const vectorsAfter = await rt.db.query<{ created_at: Date }>("SELECT created_at FROM candidate_embeddings ORDER BY created_at");
   assert.deepEqual(vectorsAfter.rows, vectorsBefore.rows, 'unchanged candidates are not re-embedded');
+  assert.deepEqual(embedded, [], 'nor sent to the embedder');
 
   const changed = await upsert([candidate('u1', { resume: 'Now a Rust engineer working on embedded systems.' }), candidate('u2')]);
   assert.deepEqual(changed.json().items.map((i: { status: string }) => i.status), ['updated', 'unchanged']);
+  assert.equal(embedded.length, 1, 'only the changed one is embedded');
   const got = await rt.app!.inject({ url: `/v1/candidates/${changed.json().items[0].id}`, headers: rt.auth() });
   assert.equal(got.json().resume, 'Now a Rust engineer working on embedded systems.');
   assert.equal(got.json().embeddingModel, 'local-hash-v1');
