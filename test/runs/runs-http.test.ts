@@ -193,15 +193,21 @@ test('an event written after it happened (a folded step’s) is stamped with whe
   const claimed = await queue.claim();
   assert.equal(claimed?.id, run.id);
   const ctx = { ...initialContext({ runId: run.id, orgId: claimed!.orgId, engine: claimed!.engine, role: GO_ROLE, params: claimed!.params }), step: 'rerank' as const };
+  // Bounds read around the write instead of a margin on the gap: a loaded machine can take any time over it.
+  const before = Date.now();
+  const happened = before - 5_000;
   await queue.checkpoint(ctx, [
-    { type: 'queries.expanded', data: { iteration: 1 }, at: Date.now() - 5_000 },
+    { type: 'queries.expanded', data: { iteration: 1 }, at: happened },
     { type: 'candidates.retrieved', data: { iteration: 1 } },
   ]);
+  const after = Date.now();
   await queue.finish({ ...ctx, stop: { reason: 'exhausted', iteration: 1, reasoning: 'test' } }, 'succeeded', { reason: 'exhausted', iteration: 1, reasoning: 'test' }, null, {});
   const items = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?limit=100`, headers: rt.auth() })).json().items as Array<{ type: string; at: string }>;
   const at = (type: string) => Date.parse(items.find((e) => e.type === type)!.at);
+  // Both are stamped by the database's clock, the expansion earlier by how long ago it happened when the checkpoint
+  // was written (read between before and after); a millisecond either side for the rounding.
   const gap = at('candidates.retrieved') - at('queries.expanded');
-  assert.ok(gap >= 4_900 && gap <= 5_500, `the expansion is stamped ${gap} ms before the retrieval written with it`);
+  assert.ok(gap >= before - happened - 1 && gap <= after - happened + 1, `the expansion is stamped ${gap} ms before the retrieval written with it (${before - happened}..${after - happened})`);
 });
 
 test('cancel: a running run stops at the next boundary keeping what it had; a finished run answers 409', async () => {
