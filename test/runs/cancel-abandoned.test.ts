@@ -1,18 +1,84 @@
-// A cancel asked of a running run whose worker then died (its lease ran out): the run ends cancelled, as asked,
-// without another worker taking it up and paying for model calls first, and not failed when it was on its last attempt.
+// Cancelling a running run: its model call in flight is aborted and it ends at once with what it had. And a cancel asked
+// of a running run whose worker then died (its lease ran out): the run ends cancelled, as asked, without another worker
+// taking it up and paying for model calls first, and not failed when it was on its last attempt.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
 import { createRunQueue } from '../../src/runs/run-queue.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
-import { startTestWorker } from '../support/worker.js';
+import { gate, startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
 before(async () => {
   rt = await startApiWithCandidates(backendPool());
 });
 after(() => rt.close());
+
+const poll = async (id: string) => (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
+
+async function finished(id: string) {
+  return waitFor(async () => {
+    const r = await poll(id);
+    return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+  }, 20_000, `run ${id} to finish`);
+}
+
+async function withWorker<T>(opts: Parameters<typeof startTestWorker>[1], fn: () => Promise<T>): Promise<T> {
+  const worker = startTestWorker(rt, opts);
+  try {
+    return await fn();
+  } finally {
+    await worker.stop(2_000);
+  }
+}
+
+test('cancel: a running run stops at once, its model call in flight aborted, keeping what it had; a finished run answers 409', async () => {
+  // The third scorer call is the one in flight when the cancel comes. Its gate is never opened: the run can only end
+  // if the cancel aborts the call (a gate opened after the cancel would let the run reach the next boundary anyway).
+  const never = gate();
+  let calls = 0;
+  let aborted = false;
+  const stuckThirdScorer = (agents: Agents): Agents => ({
+    ...agents,
+    scorer: {
+      score: async (input, ctx) => {
+        if (++calls === 3) {
+          await Promise.race([
+            never.opened,
+            new Promise((_, reject) => {
+              const stop = () => ((aborted = true), reject(ctx.signal?.reason));
+              if (ctx.signal?.aborted) stop();
+              ctx.signal?.addEventListener('abort', stop);
+            }),
+          ]);
+        }
+        return agents.scorer.score(input, ctx);
+      },
+    },
+  });
+  try {
+    await withWorker({ wrap: stuckThirdScorer, globalScoreConcurrency: 1 }, async () => {
+      const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 3, scoreLimit: 5, targetStrong: 50 } });
+      assert.equal(res.statusCode, 202, res.body);
+      const run = res.json();
+      await waitFor(async () => calls === 3 && (await poll(run.id)).progress.candidatesScored === 2, 20_000, 'two scored, the third in flight');
+      const cancel = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${run.id}/cancel`, headers: rt.auth() });
+      assert.equal(cancel.statusCode, 202);
+      const done = await finished(run.id);
+      assert.equal(done.status, 'cancelled');
+      assert.equal(done.stop.reason, 'cancelled');
+      assert.equal(aborted, true, 'the call in flight was aborted');
+      assert.equal(calls, 3, 'no scorer call after the cancel');
+      assert.equal(done.shortlist.length, 2, 'what was scored before the cancel is kept');
+      const again = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${run.id}/cancel`, headers: rt.auth() });
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().status, 409);
+    });
+  } finally {
+    never.open();
+  }
+});
 
 /** A run claimed by a worker that is gone, cancelled while its lease still held, the lease then run out. */
 async function cancelledAndAbandoned(maxAttempts: number): Promise<string> {
@@ -36,16 +102,8 @@ async function finishWithWorker(id: string, maxAttempts: number) {
     queryExpander: { expand: (input, ctx) => (calls++, agents.queryExpander.expand(input, ctx)) },
     reranker: { ...agents.reranker, rerank: (input, ctx) => (calls++, agents.reranker.rerank(input, ctx)) },
   });
-  const worker = startTestWorker(rt, { wrap: counted, maxAttempts });
-  try {
-    const run = await waitFor(async () => {
-      const r = (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
-      return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
-    }, 20_000, 'the run to finish');
-    return { run, calls };
-  } finally {
-    await worker.stop(2_000);
-  }
+  const run = await withWorker({ wrap: counted, maxAttempts }, () => finished(id));
+  return { run, calls };
 }
 
 test('on its last attempt: the run ends cancelled, not failed with its attempts exhausted', async () => {
