@@ -212,8 +212,10 @@ test('the shortcut for texts without any possible opener misses no disguise', ()
 test('the comparison view stays linear: a long hostile text with many disguises is neutralised quickly', () => {
   const piece = 'x \u2039\u0338/CA\u039DDIDATE\u203A y [\u0399NST] \u{E0020}\u0301 Привет αβγ résumé ';
   const text = piece.repeat(2_000);
-  const started = performance.now();
+  // CPU time, so that a loaded machine descheduling the test does not count (about 50 ms here).
+  const started = process.cpuUsage();
   const out = neutraliseFenceTags(text);
-  assert.ok(performance.now() - started < 2_000, 'well under two seconds for 100 KB');
+  const { user, system } = process.cpuUsage(started);
+  assert.ok((user + system) / 1000 < 2_000, `well under two seconds of CPU for 100 KB: ${((user + system) / 1000).toFixed(0)} ms`);
   assert.deepEqual(findFenceTags(out), []);
 });
