@@ -51,13 +51,16 @@ test('a lock naming our own pid that this process does not hold was left by an e
 });
 
 // Each racer waits for the start time on stdin, then tries one data directory per round, 40 ms apart, and keeps
-// what it got until the end, so that a lock taken in a round is held while the others try.
+// what it got until the parent closes its stdin, once every racer has reported: a lock taken in a round is held while
+// the others try, however late a loaded machine runs them (a racer that exited on a timer of its own could leave a
+// lock behind it, dead, for a late one to take over).
 const RACER = `
 const { lockDataDir } = await import(process.argv[1]);
 const dirs = JSON.parse(process.argv[2]);
 process.stdout.write('ready\\n');
+const stdin = process.stdin[Symbol.asyncIterator]();
 let input = '';
-for await (const chunk of process.stdin) { input += chunk; if (input.includes('\\n')) break; }
+while (!input.includes('\\n')) input += (await stdin.next()).value ?? '\\n';
 const at = Number(input.trim());
 const got = [];
 for (const [round, dir] of dirs.entries()) {
@@ -65,7 +68,7 @@ for (const [round, dir] of dirs.entries()) {
   got.push(await lockDataDir(dir).then(() => true, (err) => (err.name === 'DataDirInUseError' ? false : String(err))));
 }
 process.stdout.write(JSON.stringify(got) + '\\n');
-while (Date.now() < at + dirs.length * 40 + 300) await new Promise((r) => setTimeout(r, 20));
+while (!(await stdin.next()).done) {}
 process.exit(0);
 `;
 
@@ -84,16 +87,26 @@ test('processes that find the same stale lock at once: exactly one of them takes
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    const ready = new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('ready') && resolve()));
-    const done = new Promise<boolean[]>((resolve, reject) =>
-      child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.split('\n')[1]!) as boolean[]) : reject(new Error(`racer exited ${code}: ${out}`)))),
-    );
-    return { child, ready, done };
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const line = (n: number) =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          const lines = out.split('\n');
+          if (lines.length > n + 1) resolve(lines[n]!);
+        };
+        child.stdout.on('data', check);
+        check();
+        void exited.then((code) => reject(new Error(`racer exited ${code}: ${out}`)));
+      });
+    return { child, ready: line(0), result: line(1).then((l) => JSON.parse(l) as boolean[]), exited };
   });
   await Promise.all(racers.map((r) => r.ready));
   const at = Date.now() + 100;
-  for (const r of racers) r.child.stdin.end(`${at}\n`);
-  const results = await Promise.all(racers.map((r) => r.done));
+  for (const r of racers) r.child.stdin.write(`${at}\n`);
+  // Every racer has tried every round before any lets go of what it took.
+  const results = await Promise.all(racers.map((r) => r.result));
+  for (const r of racers) r.child.stdin.end();
+  assert.deepEqual(await Promise.all(racers.map((r) => r.exited)), racers.map(() => 0));
   for (let round = 0; round < rounds; round++) {
     const holders = results.filter((got) => got[round] === true).length;
     assert.equal(holders, 1, `round ${round}: ${JSON.stringify(results.map((got) => got[round]))}`);
