@@ -16,6 +16,9 @@ test('defaults follow the operating contract', () => {
   assert.equal(c.llm.maxResponseBytes, 32 * 1024 * 1024, 'a model answer body is capped at 32 MiB');
   assert.equal(c.DB_STATEMENT_TIMEOUT_MS, 30_000);
   assert.equal(c.DB_LOCK_TIMEOUT_MS, 10_000);
+  // A crashed worker's run is claimed again within about a minute: once its lease runs out, at an idle worker's next poll.
+  assert.ok(c.RUN_LEASE_MS + c.WORKER_POLL_MS <= 60_000, `lease ${c.RUN_LEASE_MS} ms + poll ${c.WORKER_POLL_MS} ms`);
+  assert.ok(c.RUN_HEARTBEAT_MS * 2 <= c.RUN_LEASE_MS, 'a live worker renews its lease well before it runs out');
 });
 
 test('a statement or lock timeout of 0 turns it off, and a lock timeout without a statement timeout is accepted', () => {
