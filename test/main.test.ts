@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './support/service-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -23,7 +24,7 @@ async function freePort(): Promise<number> {
 test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, and the data dir is locked while up', async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-main-'));
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' };
+  const env = childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' });
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -77,7 +78,7 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
 async function npmScriptStopsOnSigterm(args: string[], expectedExit?: { code: number | null; signal: NodeJS.Signals | null }): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-npm-script-'));
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'npm-start-test-key-0123456789' };
+  const env = childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'npm-start-test-key-0123456789' });
   const npm = spawn('npm', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   npm.stdout.on('data', (d) => (out += d));
@@ -134,7 +135,7 @@ test('npm run dev: SIGTERM to npm reaches the watcher and the service, and nothi
 function spawnWorker(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PROCESS_ROLE: 'worker', DATA_DIR: 'memory://', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'worker-main-test-key-0123456789', ...env },
+    env: childEnv({ PROCESS_ROLE: 'worker', DATA_DIR: 'memory://', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'worker-main-test-key-0123456789', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -192,7 +193,7 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
 // answered, what to check. No stack trace, no retrying forever.
 test('a DATABASE_URL that nothing answers: exit 1 with one line naming it, without its password', async () => {
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), DATABASE_URL: 'postgres://tm:s3cret-pw@127.0.0.1:1/talent', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' };
+  const env = childEnv({ PORT: String(port), DATABASE_URL: 'postgres://tm:s3cret-pw@127.0.0.1:1/talent', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' });
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

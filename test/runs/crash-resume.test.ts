@@ -18,7 +18,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-serv
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
 import { refOf, refScoredModel } from '../support/ref-scorer.js';
-import { crashTestEnv } from '../support/service-process.js';
+import { childEnv, crashTestEnv } from '../support/service-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let db: Database;
@@ -49,8 +49,7 @@ after(async () => {
 function startWorker(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: {
-      ...process.env,
+    env: childEnv({
       PROCESS_ROLE: 'worker',
       // Workers serve their operations routes; two on one host need ports of their own.
       PORT: '0',
@@ -59,7 +58,7 @@ function startWorker(): ChildProcess {
       ...crashTestEnv(fake.url),
       LOG_LEVEL: 'warn',
       BOOTSTRAP_API_KEY: 'tm_crashtest0_key_for_the_default_org',
-    },
+    }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(child);

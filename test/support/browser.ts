@@ -12,8 +12,9 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // .ci/run sets E2E_REQUIRE_CHROMIUM=1: there a missing browser fails the tests instead of skipping them, or CI would pass
 // without ever driving the page.
 const REQUIRED = process.env.E2E_REQUIRE_CHROMIUM === '1';
+const FOUND = existsSync(CHROMIUM);
 export const SKIP: string | false =
-  existsSync(CHROMIUM) || REQUIRED ? false : `Chromium not found at ${CHROMIUM} (install Debian's "chromium" package or set CHROMIUM_PATH)`;
+  FOUND || REQUIRED ? false : `Chromium not found at ${CHROMIUM} (install Debian's "chromium" package or set CHROMIUM_PATH)`;
 
 export interface Browser {
   context: BrowserContext;
@@ -21,6 +22,7 @@ export interface Browser {
 }
 
 export async function launchChromium(): Promise<Browser> {
+  if (!FOUND) throw new Error(`Chromium not found at ${CHROMIUM}, and E2E_REQUIRE_CHROMIUM=1 says the browser tests must run`);
   const { chromium } = await import('playwright-core');
   const profileDir = await mkdtemp(join(tmpdir(), 'tm-e2e-chromium-'));
   const context = await chromium.launchPersistentContext(profileDir, {

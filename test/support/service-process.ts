@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { ENV_SCHEMA } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,6 +13,16 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The environment of a child service, worker or CLI: this process's, less every variable the service reads (a
+ * developer's DATABASE_URL or LLM_BASE_URL must not point a test's child at their own database or model), plus `env`.
+ */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(ENV_SCHEMA.shape)) delete inherited[name];
+  return { ...inherited, ...env };
 }
 
 /**
@@ -53,7 +64,7 @@ export async function startServiceProcess(env: Record<string, string>, apiKey: s
   const [command, ...args] = opts.prelude ? ['sh', '-c', `${opts.prelude}; exec "$@"`, 'sh', ...argv] : argv;
   const child = spawn(command!, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', BOOTSTRAP_API_KEY: apiKey, ...env },
+    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', BOOTSTRAP_API_KEY: apiKey, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
