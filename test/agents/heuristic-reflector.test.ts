@@ -87,6 +87,8 @@ test('the heuristic engine wires all four agents', async () => {
   assert.equal(agents.engine, 'heuristic');
   const expanded = await agents.queryExpander.expand({ role: ROLE, iteration: 1, usedQueries: [], hints: [] }, ctx);
   assert.equal(expanded.queries.length, 1);
+  // The engine's reflector is the heuristic one: the same decision, in the same words, as the plateau test above.
   const reflected = await agents.reflector.reflect(input({}), ctx);
-  assert.equal(typeof reflected.stop, 'boolean');
+  assert.deepEqual(reflected, await reflector.reflect(input({}), ctx));
+  assert.equal(reflected.stop, true);
 });
