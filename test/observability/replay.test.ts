@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -25,18 +26,30 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Replays with the global fetch disabled, counting anything that tries the network anyway. */
+/**
+ * Replays with the global fetch disabled and every TCP connection counted: the model client sends through node:http
+ * (src/llm/http-fetch.ts), which the global fetch never sees. The embedded database is reached over a unix socket.
+ */
 async function offline<T>(fn: () => Promise<T>): Promise<{ value: T; networkCalls: number }> {
   const real = globalThis.fetch;
+  const connect = net.Socket.prototype.connect;
   let networkCalls = 0;
   globalThis.fetch = (async () => {
     networkCalls++;
     throw new Error('network access during replay');
   }) as typeof fetch;
+  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+    // Called with (options | port | path, ...) or, from net.createConnection, with the normalised [options, cb].
+    const first = (Array.isArray(args[0]) ? args[0][0] : args[0]) as { path?: unknown } | number | string;
+    const ipc = typeof first === 'string' ? !/^\d+$/.test(first) : typeof first === 'object' && first !== null && typeof first.path === 'string';
+    if (!ipc) networkCalls++;
+    return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
+  } as typeof connect;
   try {
     return { value: await fn(), networkCalls };
   } finally {
     globalThis.fetch = real;
+    net.Socket.prototype.connect = connect;
   }
 }
 
