@@ -31,3 +31,14 @@ test('an edited applied migration stops the boot', async () => {
     await db.close();
   }
 });
+
+test('a PostgreSQL without pgvector stops the boot with how to install it, before any migration', async () => {
+  // A server whose catalogue has no vector extension; a transaction (a migration) must not even be begun.
+  const statements: string[] = [];
+  const bare = {
+    query: async (text: string) => (statements.push(text), { rows: [{ n: 0 }], rowCount: 1 }),
+    withTransaction: async () => assert.fail('a migration was begun on a server without pgvector'),
+  } as unknown as Parameters<typeof migrate>[0];
+  await assert.rejects(migrate(bare), /has no pgvector extension\. Install it \(Debian\/Ubuntu: apt-get install postgresql-<major>-pgvector; Docker: use the pgvector\/pgvector image/);
+  assert.ok(statements.length > 0 && statements.every((q) => /pg_available_extensions/.test(q)), statements.join('\n'));
+});
