@@ -103,7 +103,11 @@ test('raw PII stays in its columns; the scrubbed text carries none of it', async
 });
 
 test('list is cursor-paginated, newest first, without resume text', async () => {
-  await upsert(Array.from({ length: 5 }, (_, i) => candidate(`page-${i}`)));
+  const ids = async (res: Promise<{ json(): { items: Array<{ id: string }> } }>) => (await res).json().items.map((i) => i.id);
+  // An older batch (a second older, whatever ran before this test), then the newest one.
+  const older = await ids(upsert([candidate('page-old-0'), candidate('page-old-1')]));
+  await rt.db.query("UPDATE candidates SET created_at = created_at - interval '1 second' WHERE id = ANY($1::uuid[])", [older]);
+  const newest = await ids(upsert(Array.from({ length: 5 }, (_, i) => candidate(`page-${i}`))));
   const seen = new Set<string>();
   let cursor: string | null = null;
   let pages = 0;
@@ -122,6 +126,10 @@ test('list is cursor-paginated, newest first, without resume text', async () => 
     pages++;
   } while (cursor && pages < 20);
   assert.equal(seen.size, await count('candidates'));
+  // The newest batch leads the list (within it, the order is by id); the older one comes after it.
+  const order = [...seen];
+  assert.deepEqual(order.slice(0, 5).sort(), [...newest].sort(), 'the newest batch comes first');
+  assert.ok(older.every((id) => order.indexOf(id) >= 5), 'the older batch after it');
   const bad = await rt.app!.inject({ url: '/v1/candidates?cursor=not-a-cursor', headers: rt.auth() });
   assert.equal(bad.statusCode, 400);
 });
