@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
-import { launchChromium, SKIP, stubApi, watchedPage, type Browser } from '../support/browser.js';
+import { servePageToChromium, SKIP, stubApi, watchedPage, type Browser } from '../support/browser.js';
 import { GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { waitFor, type TestRuntime } from '../support/runtime.js';
 
 // waitForFunction's predicates run in the page (the CSP forbids evaluating strings); this declares what they touch.
 declare const document: { getElementById(id: string): { textContent: string | null } | null };
@@ -17,18 +17,14 @@ declare const window: { location: { hash: string } };
 let rt: TestRuntime;
 let baseUrl: string;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 
 before(async () => {
   if (SKIP) return;
-  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
-  baseUrl = await rt.app!.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ rt, baseUrl, browser, close } = await servePageToChromium());
 });
 
-after(async () => {
-  await browser?.close();
-  await rt?.close();
-});
+after(() => close?.());
 
 async function runCount(): Promise<number> {
   const res = await fetch(`${baseUrl}/v1/matching-runs?limit=100`, { headers: rt.auth() });

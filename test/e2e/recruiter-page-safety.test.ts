@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertLocalOnly, launchChromium, SKIP, stubApi, watchedPage, type ApiCall, type ApiAnswer, type Browser } from '../support/browser.js';
+import { assertLocalOnly, servePageToChromium, SKIP, stubApi, watchedPage, type ApiCall, type ApiAnswer, type Browser } from '../support/browser.js';
 import { GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.js';
+import type { TestRuntime } from '../support/runtime.js';
 
 // Markup, script, an event handler, a frame and a javascript: URL, in one string.
 const PAYLOAD = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b class="injected">b</b><iframe srcdoc="<p>x</p>"></iframe>';
@@ -73,18 +73,14 @@ function hostileApi(call: ApiCall): ApiAnswer {
 let rt: TestRuntime;
 let baseUrl: string;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 
 before(async () => {
   if (SKIP) return;
-  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
-  baseUrl = await rt.app!.listen({ port: 0, host: '127.0.0.1' });
-  browser = await launchChromium();
+  ({ rt, baseUrl, browser, close } = await servePageToChromium());
 });
 
-after(async () => {
-  await browser?.close();
-  await rt?.close();
-});
+after(() => close?.());
 
 // Chromium reports every 4xx answer as a console error; anything else there (a CSP refusal above all) is a failure.
 const unexpected = (errors: string[]) =>

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Route } from 'playwright-core';
+import { startTestRuntime, type TestRuntime } from './runtime.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // .ci/run sets E2E_REQUIRE_CHROMIUM=1: there a missing browser fails the tests instead of skipping them, or CI would pass
@@ -48,6 +49,21 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** A page whose every request and error is recorded, for the "stays local, raises nothing" checks. */
+/** The service serving the page (API only: a run stays queued) on a free port, and Chromium; close() ends both. */
+export async function servePageToChromium(): Promise<{ rt: TestRuntime; baseUrl: string; browser: Browser; close(): Promise<void> }> {
+  const rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  const baseUrl = await rt.app.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await launchChromium().catch(async (err: unknown) => {
+    await rt.close();
+    throw err;
+  });
+  const close = async () => {
+    await browser.close();
+    await rt.close();
+  };
+  return { rt, baseUrl, browser, close };
+}
+
 export async function watchedPage(context: BrowserContext): Promise<{ page: Page; requests: string[]; errors: string[] }> {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
