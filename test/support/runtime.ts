@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { loggerOptions } from '../../src/logger.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
-import { migratedDump } from './database.js';
+import { migratedDump, rememberUrl } from './database.js';
+import { createPostgresTestDatabase, TEST_DATABASE_URL } from './postgres.js';
 
 export const TEST_API_KEY = 'tm_testkey000_default-organisation-test-key';
 
@@ -19,8 +20,12 @@ export interface TestRuntime extends Runtime {
 
 /** `now`: the clock the services read (see test/support/clock.ts); real time by default. */
 export async function startTestRuntime(env: Record<string, string> = {}, opts: { now?: () => number } = {}): Promise<TestRuntime> {
+  // On a PostgreSQL server (TEST_DATABASE_URL): a fresh database of its own, dropped when the runtime closes; unless the
+  // test names a database itself (another runtime's, or an embedded one in a directory of its own).
+  const postgres = TEST_DATABASE_URL && !env.DATABASE_URL && !env.DATA_DIR ? await createPostgresTestDatabase() : null;
   const config = loadConfig({
     DATA_DIR: 'memory://',
+    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     LOG_LEVEL: 'debug',
     BOOTSTRAP_API_KEY: TEST_API_KEY,
     WORKER_POLL_MS: '50',
@@ -37,10 +42,21 @@ export async function startTestRuntime(env: Record<string, string> = {}, opts: {
     },
   });
   const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), sink);
-  const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {}, now: opts.now });
+  const runtime = await startRuntime(config, { logger, ...(postgres ? {} : { loadDataDir: await migratedDump() }), print: () => {}, now: opts.now }).catch(
+    async (err: unknown) => {
+      await postgres?.drop();
+      throw err;
+    },
+  );
   await runtime.app.ready();
+  const url = postgres?.url ?? (env.DATABASE_URL && !runtime.db.embedded ? env.DATABASE_URL : null);
+  if (url) rememberUrl(runtime.db, url);
   return {
     ...runtime,
+    async close() {
+      await runtime.close();
+      await postgres?.drop();
+    },
     apiKey: TEST_API_KEY,
     get logs() {
       return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
