@@ -25,10 +25,24 @@ const BENCHES: Record<string, Bench> = {
       latencyMs: numberOption(a, 'latency', 200),
       cap: 32,
       ...(process.env.BENCH_NODE_ARGS ? { nodeArgs: process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) } : {}),
-      ...(process.env.BENCH_SERVICE_ENV ? { serviceEnv: Object.fromEntries(process.env.BENCH_SERVICE_ENV.split(/\s+/).filter(Boolean).map((kv) => kv.split('=', 2) as [string, string])) } : {}),
+      ...(process.env.BENCH_SERVICE_ENV ? { serviceEnv: serviceEnv(process.env.BENCH_SERVICE_ENV) } : {}),
     }),
   heuristic: (a) => benchHeuristic({ runs: numberOption(a, 'runs', 20), candidates: numberOption(a, 'count', 2000) }),
 };
+
+/** `NAME=value` pairs, space-separated; a value may hold '=' itself (a DATABASE_URL's `?host=`). */
+function serviceEnv(pairs: string): Record<string, string> {
+  return Object.fromEntries(
+    pairs
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((kv) => {
+        const at = kv.indexOf('=');
+        if (at <= 0) throw new Error(`BENCH_SERVICE_ENV: "${kv}" is not NAME=value`);
+        return [kv.slice(0, at), kv.slice(at + 1)];
+      }),
+  );
+}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
