@@ -15,6 +15,7 @@ import {
   readCpu,
   readMemory,
   rssSampler,
+  SERVICE_DEFAULTS,
   startRunHttp,
   startServiceProcess,
   waitForRunsHttp,
@@ -40,7 +41,7 @@ export async function benchConcurrent(opts: { runs: number; candidates: number; 
   const svc = await startServiceProcess(env, opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {});
   let exitCode: number | null | undefined;
   try {
-    console.log(`service: ${Object.entries(opts.serviceEnv ?? {}).map(([k, v]) => `${k}=${v} `).join('')}node ${[...(opts.nodeArgs ?? []), 'dist/main.js'].join(' ')} (pid ${svc.pid}), a new data directory on disk, DB_POOL_MAX ${process.env.DB_POOL_MAX ?? '1'}`);
+    console.log(`service: ${Object.entries(opts.serviceEnv ?? {}).map(([k, v]) => `${k}=${v} `).join('')}node ${[...(opts.nodeArgs ?? []), 'dist/main.js'].join(' ')} (pid ${svc.pid}), ${process.env.BENCH_DATABASE_URL ? 'a new database on the BENCH_DATABASE_URL server' : 'a new data directory on disk'}, DB_POOL_MAX ${env.DB_POOL_MAX ?? SERVICE_DEFAULTS.DB_POOL_MAX}`);
     // Idle after start: give the process a moment to settle (the database thread collects its startup garbage).
     await new Promise((r) => setTimeout(r, 1000));
     const atStart = readMemory(svc.pid);

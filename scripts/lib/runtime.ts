@@ -6,6 +6,7 @@ import { loggerOptions } from '../../src/logger.js';
 import type { Run } from '../../src/runs/run-schemas.js';
 import { startRuntime, type Runtime } from '../../src/runtime.js';
 import { migratedDump } from '../../test/support/database.js';
+import { createPostgresDatabase, type PostgresTestDatabase } from '../../test/support/postgres.js';
 
 export const SCRIPT_API_KEY = 'tm_benchkey00_talent-matcher-scripts-only-key';
 export const INGEST_BATCH = 500;
@@ -27,18 +28,36 @@ export const SCRIPT_SERVICE_ENV: Record<string, string> = {
   RATE_LIMIT_WRITES_PER_MINUTE: '1000000',
   RATE_LIMIT_RUNS_PER_MINUTE: '1000000',
   MAX_RUNS_IN_FLIGHT_PER_ORG: '10000',
-  DB_POOL_MAX: process.env.DB_POOL_MAX ?? '1',
+  DB_POOL_MAX: process.env.DB_POOL_MAX ?? (process.env.BENCH_DATABASE_URL ? '10' : '1'),
 };
 
-/** The service in this process, on an in-memory database loaded from the cached migrated dump. */
+/**
+ * BENCH_DATABASE_URL names a PostgreSQL server (with pgvector, where the user may create databases): a benchmark's
+ * service then gets a fresh migrated database there, dropped when it stops, instead of the embedded database.
+ */
+export async function benchDatabase(): Promise<PostgresTestDatabase | null> {
+  const server = process.env.BENCH_DATABASE_URL;
+  return server ? createPostgresDatabase(server, { prefix: 'tm_bench' }) : null;
+}
+
+/** The service in this process, on an in-memory database loaded from the cached migrated dump (or BENCH_DATABASE_URL). */
 export async function openRuntime(env: Record<string, string> = {}): Promise<ScriptRuntime> {
-  const config = loadConfig({ DATA_DIR: 'memory://', ...SCRIPT_SERVICE_ENV, ...env });
+  const postgres = await benchDatabase();
+  const config = loadConfig({ DATA_DIR: 'memory://', ...SCRIPT_SERVICE_ENV, ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...env });
   const logger = pino(loggerOptions(config.LOG_LEVEL, { pretty: false }), pino.destination(2));
-  const runtime = await startRuntime(config, { logger, loadDataDir: await migratedDump(), print: () => {} });
+  const runtime = await startRuntime(config, { logger, ...(postgres ? {} : { loadDataDir: await migratedDump() }), print: () => {} });
   await runtime.app.ready();
   const caller = await runtime.services.apiKeys.verify(SCRIPT_API_KEY);
   if (!caller) throw new Error('the bootstrap key was not registered');
-  return { ...runtime, orgId: caller.orgId, auth: { authorization: `Bearer ${SCRIPT_API_KEY}` } };
+  return {
+    ...runtime,
+    orgId: caller.orgId,
+    auth: { authorization: `Bearer ${SCRIPT_API_KEY}` },
+    async close() {
+      await runtime.close();
+      await postgres?.drop();
+    },
+  };
 }
 
 /** Upserts through the candidate service in batches; returns the service's id for each externalId. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CandidateInput } from '../../src/candidates/candidate-schemas.js';
 import type { Run } from '../../src/runs/run-schemas.js';
-import { INGEST_BATCH, SCRIPT_API_KEY, SCRIPT_SERVICE_ENV } from './runtime.js';
+import { benchDatabase, INGEST_BATCH, SCRIPT_API_KEY, SCRIPT_SERVICE_ENV } from './runtime.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MB = 1024 * 1024;
@@ -210,6 +210,7 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(env: Record<string, string>, opts: { nodeArgs?: string[]; readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-bench-'));
+  const postgres = await benchDatabase();
   const port = await freePort();
   const childEnv: Record<string, string> = {
     // Only what a process needs from its environment: nothing of the caller's configuration leaks in.
@@ -220,6 +221,7 @@ export async function startServiceProcess(env: Record<string, string>, opts: { n
     HOST: '127.0.0.1',
     PORT: String(port),
     DATA_DIR: path.join(dataDir, 'data'),
+    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     ...env,
   };
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'dist/main.js'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -234,7 +236,10 @@ export async function startServiceProcess(env: Record<string, string>, opts: { n
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const cleanup = () => rm(dataDir, { recursive: true, force: true });
+  const cleanup = async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    await postgres?.drop();
+  };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);

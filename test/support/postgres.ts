@@ -15,16 +15,16 @@ export interface PostgresTestDatabase {
   drop(): Promise<void>;
 }
 
-function urlFor(database: string): string {
-  const url = new URL(TEST_DATABASE_URL!);
+function urlFor(server: string, database: string): string {
+  const url = new URL(server);
   url.pathname = `/${database}`;
   return url.toString();
 }
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
+async function withAdmin<T>(server: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server });
   await client.connect();
   try {
     return await fn(client);
@@ -38,27 +38,29 @@ async function exists(client: pg.Client, name: string): Promise<boolean> {
   return r.rowCount === 1;
 }
 
-let template: Promise<string> | null = null;
+const templates = new Map<string, Promise<string>>();
 
 /**
  * The migrated template, named after the migrations' checksums, so a changed migration makes a new one. Built once per
  * server: several test processes may race to build it, each in a database of its own renamed into place when done.
  */
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
+function migratedTemplate(server: string): Promise<string> {
+  const known = templates.get(server);
+  if (known) return known;
+  const template = (async () => {
     const migrations = await readMigrations();
     const hash = createHash('sha256').update(migrations.map((m) => m.checksum).join(',')).digest('hex').slice(0, 16);
     const name = `tm_template_${hash}`;
-    if (await withAdmin((c) => exists(c, name))) return name;
+    if (await withAdmin(server, (c) => exists(c, name))) return name;
     const building = `${name}_${process.pid}_${randomBytes(3).toString('hex')}`;
-    await withAdmin((c) => c.query(`CREATE DATABASE ${quoted(building)}`));
-    const db = await openDatabase({ databaseUrl: urlFor(building), dataDir: 'unused', poolMax: 2 });
+    await withAdmin(server, (c) => c.query(`CREATE DATABASE ${quoted(building)}`));
+    const db = await openDatabase({ databaseUrl: urlFor(server, building), dataDir: 'unused', poolMax: 2 });
     try {
       await migrate(db);
     } finally {
       await db.close();
     }
-    await withAdmin(async (c) => {
+    await withAdmin(server, async (c) => {
       try {
         await c.query(`ALTER DATABASE ${quoted(building)} RENAME TO ${quoted(name)}`);
       } catch (err) {
@@ -69,17 +71,24 @@ function migratedTemplate(): Promise<string> {
     });
     return name;
   })();
-  template.catch(() => (template = null));
+  templates.set(server, template);
+  template.catch(() => templates.delete(server));
   return template;
 }
 
 let made = 0;
 
 /** A fresh, migrated, empty database on the TEST_DATABASE_URL server; `{ migrated: false }`: not even migrated. */
-export async function createPostgresTestDatabase(opts: { migrated?: boolean } = {}): Promise<PostgresTestDatabase> {
-  const source = opts.migrated === false ? 'template1' : await migratedTemplate();
-  const name = `tm_test_${process.pid}_${++made}_${randomBytes(3).toString('hex')}`;
-  await withAdmin(async (c) => {
+export function createPostgresTestDatabase(opts: { migrated?: boolean } = {}): Promise<PostgresTestDatabase> {
+  if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+  return createPostgresDatabase(TEST_DATABASE_URL, opts);
+}
+
+/** A fresh database on `server` (a connection string), a copy of the migrated template unless `migrated: false`. */
+export async function createPostgresDatabase(server: string, opts: { migrated?: boolean; prefix?: string } = {}): Promise<PostgresTestDatabase> {
+  const source = opts.migrated === false ? 'template1' : await migratedTemplate(server);
+  const name = `${opts.prefix ?? 'tm_test'}_${process.pid}_${++made}_${randomBytes(3).toString('hex')}`;
+  await withAdmin(server, async (c) => {
     for (let attempt = 1; ; attempt++) {
       try {
         await c.query(`CREATE DATABASE ${quoted(name)} TEMPLATE ${quoted(source)}`);
@@ -93,11 +102,11 @@ export async function createPostgresTestDatabase(opts: { migrated?: boolean } = 
   });
   let dropped = false;
   return {
-    url: urlFor(name),
+    url: urlFor(server, name),
     async drop() {
       if (dropped) return;
       dropped = true;
-      await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`));
+      await withAdmin(server, (c) => c.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`));
     },
   };
 }
