@@ -117,7 +117,11 @@ const CONTACT_WORD = /\b(?:call|reach|contact|text|ring|dial|phone|telephone|cel
 // words ("Call the front desk at 1200-3400"); a noun only by what a label holds ("Mobile (preferred): ", "phone number
 // is "), as "mobile apps to 1200-1500 users" and "text models on" are prose.
 const LISTED = '(?:(?:\\d[\\d ().+\\-]{0,20}\\d|\\[PHONE\\])[ \\t]*(?:[,;/]|or|and)[ \\t]*)*$';
-const CONTACT_VERB_BEFORE = new RegExp(`(?<!\\[)\\b(?:call|reach|contact|ring|dial)\\b[^\\d[]*${LISTED}`, 'i');
+// A contact verb used as a noun or an adjective announces no phone: "call volumes of 1200-1500", "a contact center
+// with 1200-1500 agents", "a ring buffer of 1200-1500 entries", "a reach of 1200-1500".
+const NOUN_READING =
+  '[ \\t]+(?:volumes?|cent(?:er|re)s?|rates?|quality|logs?|flows?|routing|handling|times?|durations?|queues?|stack|graphs?|buffers?|lists?|forms?|recordings?|records?|metrics|data|tracking|analytics|deflection|resolution|abandonment|management|of)\\b';
+const CONTACT_VERB_BEFORE = new RegExp(`(?<!\\[)\\b(?:call|reach|contact|ring|dial)\\b(?!${NOUN_READING})[^\\d[]*${LISTED}`, 'i');
 const CONTACT_NOUN_BEFORE = new RegExp(
   `(?<!\\[)\\b(?:text|phone|telephone|cellphone|tel|mobile|cell|landline|fax|whatsapp|sms)\\b(?:[ \\t]*(?:[:#.,/\\-–—]|(?:me|us|on|at|via|is|number|no|nr)\\b|\\([^()\\d[\\]\\n]{0,20}\\)))*[ \\t]*${LISTED}`,
   'i',

@@ -45,8 +45,10 @@ import { isSkillForm } from './skills.js';
  *    skill, a well-known site's name or a common word spells nothing alone, and a skill part or a well-known domain is
  *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple); a whole name keeps its
  *    particles ("Anh Le" was "[NAME] Le").
+ * 8: a count after "call", "contact", "reach" or "ring" used as a noun is no phone ("call volumes of 1200-1500", "a
+ *    contact center with 1200-1500 agents").
  */
-export const SCRUB_RULES_VERSION = 7;
+export const SCRUB_RULES_VERSION = 8;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

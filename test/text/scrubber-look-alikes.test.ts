@@ -111,6 +111,8 @@ const kept: Array<[string, string]> = [
   ['a count before a phone word and after prose words', 'handled 1200-1500 phone calls; text classification models serving 1200-1500 requests; contact me about scaling to 1200-1500 users'],
   ['a count after a phone word that is prose', 'Shipped mobile apps to 1200-1500 users; cell cultures of 1200-1500 samples; text messages to 1200-1500 customers'],
   ['words ending like a phone label', 'graph 1200-1500; Hotel 1200-1500 rooms; Intel 1234567; m: 1200-3400'],
+  // Counts after words that are contact words only as verbs.
+  ['a count after "call" or "contact" used as a noun', 'Managed call volumes of 1200-1500 per day; a contact center with 1200-1500 agents; a ring buffer of 1200-1500 entries; a reach of 1200-1500'],
   ['salary, hours, years and versions near contact details', 'Expected 120000-150000 | office hours 0900-1700 | 2019-2021 | Python 3.10-3.12 | jane@x.com'.replace('jane@x.com', '[EMAIL]')],
 ];
 
