@@ -6,6 +6,7 @@
 import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.js';
 import { replaceDecided } from './replace-decided.js';
 import { scrubEmails } from './scrub-emails.js';
+import { scrubInlineHandles } from './scrub-handles.js';
 import { escapeRe, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
 import { KNOWN_PHONE_SEPARATORS, scrubPhones } from './scrub-phones.js';
 import { scrubPersonalSites } from './scrub-sites.js';
@@ -45,8 +46,9 @@ import { isSkillForm } from './skills.js';
  *    skill, a well-known site's name or a common word spells nothing alone, and a skill part or a well-known domain is
  *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple); a whole name keeps its
  *    particles ("Anh Le" was "[NAME] Le").
- * 8: a count after "call", "contact", "reach" or "ring" used as a noun is no phone ("call volumes of 1200-1500", "a
- *    contact center with 1200-1500 agents").
+ * 8: a handle with its platform after it or handed over ("@janedoe on Twitter", "follow me @janedoe") and "@user@host"
+ *    fediverse handles. Kept now: a count after "call", "contact", "reach" or "ring" used as a noun ("call volumes of
+ *    1200-1500", "a contact center with 1200-1500 agents").
  */
 export const SCRUB_RULES_VERSION = 8;
 
@@ -209,6 +211,7 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
     return tld === undefined || isSkillForm(site) ? all : `${label}[URL]${value.slice(site.length)}`;
   });
   if (HANDLE_HINT.test(out)) out = out.replace(HANDLE_LABEL_RE, decideHandle);
+  out = scrubInlineHandles(out);
   out = scrubProfileHandles(out, known);
   out = replaceDecided(out, SCHEME_URL_RE, decideUrl);
   if (DOMAIN_HINT.test(out)) {

@@ -67,6 +67,11 @@ const removed: Array<[string, string, string]> = [
   ['a round phone after other phone labels', 'M: 1200-3400 | T: 1300-4500 | Fax: 1400-5600 | Cel: 1500-6700 | Cellphone: 1600-7800 | Telephone number is 1700-8900', 'M: [PHONE] | T: [PHONE] | Fax: [PHONE] | Cel: [PHONE] | Cellphone: [PHONE] | Telephone number is [PHONE]'],
   ['a round phone as a column of a contact line', 'Berlin | 1200-3400 | jane@x.com\n1200-3400 • jdoe at gmail.com', 'Berlin | [PHONE] | [EMAIL]\n[PHONE] • [EMAIL]'],
   ['a phone after an hours word and a phone word', 'available on mobile 1200-1700; Office hours 0900-1700, mobile 1200-1700', 'available on mobile [PHONE]; Office hours 0900-1700, mobile [PHONE]'],
+  // A handle with the platform named after it, which no label before it announces.
+  ['a handle before "on" and a platform', 'Follow @janedoe on Twitter; I am @jdoe85 on GitHub and @jane_d at Telegram.', 'Follow [URL] on Twitter; I am [URL] on GitHub and [URL] at Telegram.'],
+  ['a handle before a bracketed or dashed platform', 'Posts as @janedoe (Twitter), @jane.doe [Instagram], @jdoe – Mastodon, @JaneDoe on X', 'Posts as [URL] (Twitter), [URL] [Instagram], [URL] – Mastodon, [URL] on X'],
+  ['a handle after words that hand one over', 'follow me @janedoe for talks; ping me at @jdoe85', 'follow me [URL] for talks; ping me at [URL]'],
+  ['a fediverse handle', 'Toots at @jane@mastodon.social and @jdoe@fosstodon.org.', 'Toots at [URL] and [URL].'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -111,6 +116,8 @@ const kept: Array<[string, string]> = [
   ['a count before a phone word and after prose words', 'handled 1200-1500 phone calls; text classification models serving 1200-1500 requests; contact me about scaling to 1200-1500 users'],
   ['a count after a phone word that is prose', 'Shipped mobile apps to 1200-1500 users; cell cultures of 1200-1500 samples; text messages to 1200-1500 customers'],
   ['words ending like a phone label', 'graph 1200-1500; Hotel 1200-1500 rooms; Intel 1234567; m: 1200-3400'],
+  // Handles, decorators and package scopes with no platform named after them, or a package rather than a person.
+  ['at-words that are no handle of a person', 'Used @angular/core on GitHub, @Override in Java, @types/node on npm; met @ the office on X-ray day'],
   // Counts after words that are contact words only as verbs.
   ['a count after "call" or "contact" used as a noun', 'Managed call volumes of 1200-1500 per day; a contact center with 1200-1500 agents; a ring buffer of 1200-1500 entries; a reach of 1200-1500'],
   ['salary, hours, years and versions near contact details', 'Expected 120000-150000 | office hours 0900-1700 | 2019-2021 | Python 3.10-3.12 | jane@x.com'.replace('jane@x.com', '[EMAIL]')],
