@@ -1,6 +1,7 @@
 // Personal sites on bare domains, with no scheme, path or label ("janedoe.dev", "jane.io"). Part of the scrubber
 // (scrubber.ts), which calls this once every other link, contact detail and shown name has been found.
 import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.js';
+import { foldName, nameParts } from './scrub-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
 
@@ -87,8 +88,68 @@ function headEnd(text: string): number {
   return CONTACT_PLACEHOLDER.test(text.slice(0, at)) ? at : 0;
 }
 
-function isPersonalSite(text: string, start: number, domain: string, spellings: NameSpellings, head: number): boolean {
-  if (isSkillForm(domain)) return false;
+// No person registers a domain under these: a university's, a school's or a government's ("ox.ac.uk", "stanford.edu").
+const INSTITUTION_TLDS = new Set('edu gov mil int'.split(' '));
+const INSTITUTION_SECOND_LEVEL = new Set('ac edu gov govt gob gouv mil nhs sch go'.split(' '));
+function isInstitution(domain: string): boolean {
+  const labels = domain.toLowerCase().split('.');
+  const tld = labels[labels.length - 1]!;
+  if (INSTITUTION_TLDS.has(tld)) return true;
+  return labels.length >= 3 && tld.length === 2 && INSTITUTION_SECOND_LEVEL.has(labels[labels.length - 2]!);
+}
+
+// "find me on codeberg.org", "follow me on bsky.app": "on" after a contact cue names a platform the person is on, not a
+// site of their own; only the other signs (the name, a personal top level) make it one.
+const PLATFORM_CUE_RE = /\b(?:find|follow|reach|visit)[ \t]+me[ \t]+on[ \t]*[:\-–—]?[ \t]*$/i;
+// A job title or an employment verb before "at", "for" or "with" ("Senior Engineer at acme.dev", "worked for
+// shipfast.dev", "joined acme.dev"), or an employer's label: the domain is the employer's. ("My work at jane.dev" is not.)
+const EMPLOYER_BEFORE_RE =
+  /(?:\b(?:engineer|developer|dev|manager|lead|intern|consultant|designer|analyst|architect|scientist|founder|co-?founder|cto|ceo|coo|vp|director|contractor|specialist|administrator|sre|tester|programmer|researcher|officer|employee|staff|worked|working|employed|hired)[ \t]+(?:at|for|with|by|@)|\b(?:joined|joining)|\b(?:company|employer|client|organi[sz]ation)[ \t]*[:\-–—])[ \t]*$/i;
+
+/**
+ * The words the text names an organisation by, lower-case: capitalised words that open no sentence, acronyms, and two
+ * or three of them run together ("Acme Labs" gives "acme", "labs" and "acmelabs").
+ */
+function organisationWords(text: string): Set<string> {
+  const words = new Set<string>();
+  let run: string[] = [];
+  let last = -2;
+  for (const m of text.matchAll(/\p{Lu}[\p{L}\d&]{0,40}(?![\p{L}\d'’-])/gu)) {
+    const w = m[0].toLowerCase().replace(/&/g, '');
+    const opensSentence = /(?:^|[.!?:][ \t]*)$/.test(text.slice(Math.max(0, m.index - 3), m.index)) && m.index !== 0 && text[m.index - 1] !== '\n';
+    if (opensSentence && !/^\p{Lu}{2,}$/u.test(m[0])) continue;
+    run = m.index === last + 1 ? [...run, w].slice(-3) : [w];
+    last = m.index + m[0].length;
+    for (let i = 0; i < run.length; i++) words.add(run.slice(i).join(''));
+  }
+  return words;
+}
+
+/** The parts of the names of three letters or more, lower-case: a domain holding one is no organisation's. */
+const namePartsOf = (names: string[]): string[] =>
+  names.flatMap((n) => nameParts(foldName(n.normalize('NFKC')))).map((p) => p.toLowerCase()).filter((p) => p.length >= 3);
+
+/** The name a domain is registered under, lower-case: "acme" for acme.dev, "bbc" for bbc.co.uk. */
+function registeredName(domain: string): string {
+  const labels = domain.toLowerCase().split('.');
+  labels.pop();
+  if (labels.length > 1 && /^(?:co|com|org|net|ltd|plc)$/.test(labels[labels.length - 1]!)) labels.pop();
+  return (labels[labels.length - 1] ?? '').replace(/[^a-z0-9]/g, '');
+}
+
+interface SiteContext {
+  text: string;
+  spellings: NameSpellings;
+  head: number;
+  /** The parts of the person's names (namePartsOf). */
+  nameParts: string[];
+  /** Read once per text, when a domain first needs it. */
+  organisations: () => Set<string>;
+}
+
+function isPersonalSite(start: number, domain: string, ctx: SiteContext): boolean {
+  const { text, spellings, head } = ctx;
+  if (isSkillForm(domain) || isInstitution(domain)) return false;
   const labels = domain.toLowerCase().split('.').slice(0, -1).filter((l) => l !== 'www');
   const letters = labels.join('').replace(/[^a-z]/g, '');
   // "B.Tech" and "M.Com" are degrees.
@@ -101,9 +162,16 @@ function isPersonalSite(text: string, start: number, domain: string, spellings: 
   const pre = window.slice(window.lastIndexOf('\n') + 1);
   const rest = text.slice(start + domain.length, start + domain.length + WINDOW);
   const post = rest.indexOf('\n') === -1 ? rest : rest.slice(0, rest.indexOf('\n'));
-  if (CUE_RE.test(pre)) return true;
+  if (CUE_RE.test(pre) && !PLATFORM_CUE_RE.test(pre)) return true;
   const ownSpelling = domain === domain.toLowerCase() && !labels.some(isSkillForm) && !isWellKnownSite(domain);
-  if (ownSpelling && (PROSE_CUE_RE.test(pre) || isPersonalTld(domain))) return true;
+  // An employer's domain, or one the text names its organisation by ("Acme Labs (acmelabs.dev)", "BBC ... bbc.co.uk"),
+  // unless it holds a part of the person's name ("Freelance developer at janecodes.dev" is Jane's).
+  const organisation = () => {
+    const registered = registeredName(domain);
+    if (ctx.nameParts.some((p) => registered.includes(p))) return false;
+    return EMPLOYER_BEFORE_RE.test(pre) || ctx.organisations().has(registered);
+  };
+  if (ownSpelling && (PROSE_CUE_RE.test(pre) || isPersonalTld(domain)) && !organisation()) return true;
   if (!CELL_BEFORE.test(pre) || !CELL_AFTER.test(post)) return false;
   if (onContactLine(pre, post)) return true;
   return start < head && ALONE_BEFORE.test(pre) && ALONE_AFTER.test(post);
@@ -114,8 +182,7 @@ function isPersonalSite(text: string, start: number, domain: string, spellings: 
  * text is a resume, whose first lines are its header (false for short fields, where a lone "Fly.io" is a skill).
  */
 export function scrubPersonalSites(text: string, names: string[], head: boolean): string {
-  let spellings: NameSpellings | undefined;
-  let headAt = -1;
+  let ctx: SiteContext | undefined;
   let out = '';
   let copied = 0;
   for (let dot = text.indexOf('.', 1); dot !== -1; dot = text.indexOf('.', dot + 1)) {
@@ -127,9 +194,11 @@ export function scrubPersonalSites(text: string, names: string[], head: boolean)
     if (m === null) continue;
     const start = m.index + 1 - m[1]!.length;
     const end = m.index + m[0].length;
-    spellings ??= nameSpellings(names);
-    if (headAt < 0) headAt = head ? headEnd(text) : 0;
-    if (start < copied || !isPersonalSite(text, start, text.slice(start, end), spellings, headAt)) continue;
+    if (ctx === undefined) {
+      let organisations: Set<string> | undefined;
+      ctx = { text, spellings: nameSpellings(names), head: head ? headEnd(text) : 0, nameParts: namePartsOf(names), organisations: () => (organisations ??= organisationWords(text)) };
+    }
+    if (start < copied || !isPersonalSite(start, text.slice(start, end), ctx)) continue;
     out += `${text.slice(copied, start)}[URL]`;
     copied = end;
   }

@@ -47,8 +47,10 @@ import { isSkillForm } from './skills.js';
  *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple); a whole name keeps its
  *    particles ("Anh Le" was "[NAME] Le").
  * 8: a handle with its platform after it or handed over ("@janedoe on Twitter", "follow me @janedoe") and "@user@host"
- *    fediverse handles. Kept now: a count after "call", "contact", "reach" or "ring" used as a noun ("call volumes of
- *    1200-1500", "a contact center with 1200-1500 agents").
+ *    fediverse handles. Kept now: an employer's domain after a job title or employment verb, or one the text names its
+ *    organisation by ("Senior Engineer at acme.dev", "Acme Labs (acmelabs.dev)"); a platform after "find me on"; an
+ *    institution's domain ("ox.ac.uk", "stanford.edu"); a count after "call", "contact", "reach" or "ring" used as a noun
+ *    ("call volumes of 1200-1500").
  */
 export const SCRUB_RULES_VERSION = 8;
 

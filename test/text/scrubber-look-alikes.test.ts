@@ -118,6 +118,11 @@ const kept: Array<[string, string]> = [
   ['words ending like a phone label', 'graph 1200-1500; Hotel 1200-1500 rooms; Intel 1234567; m: 1200-3400'],
   // Handles, decorators and package scopes with no platform named after them, or a package rather than a person.
   ['at-words that are no handle of a person', 'Used @angular/core on GitHub, @Override in Java, @types/node on npm; met @ the office on X-ray day'],
+  // An employer's or a platform's domain under a personal top level or after a contact cue, and institutions' domains.
+  ['an employer under a personal top level after a job title or an employment verb', 'Senior Engineer at acme.dev (2019–2021); worked for shipfast.dev; joined acme.dev as lead'],
+  ['a domain the text names its organisation by', 'Acme Labs (acmelabs.dev) builds tools; at Orbit I rebuilt orbit.dev; BBC News: see bbc.co.uk'],
+  ['a platform after "find me on" or "follow me on"', 'Find me on codeberg.org, follow me on bsky.app; reach me on signal.org'],
+  ['a university, a government or an academic domain after a cue', 'see ox.ac.uk and visit cam.ac.uk; see nasa.gov, visit stanford.edu; see iitb.ac.in'],
   // Counts after words that are contact words only as verbs.
   ['a count after "call" or "contact" used as a noun', 'Managed call volumes of 1200-1500 per day; a contact center with 1200-1500 agents; a ring buffer of 1200-1500 entries; a reach of 1200-1500'],
   ['salary, hours, years and versions near contact details', 'Expected 120000-150000 | office hours 0900-1700 | 2019-2021 | Python 3.10-3.12 | jane@x.com'.replace('jane@x.com', '[EMAIL]')],

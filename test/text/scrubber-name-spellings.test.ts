@@ -18,6 +18,8 @@ const removed: Array<[string, string, string]> = [
   ['a capitalised name with a spelled dot', 'Questions: JaneDoe at Acme dot com', 'Questions: [EMAIL]'],
   ['a site of the name the other way round', 'Projects: doej.io and Doe-Jane.app, demos on blog.janedoe.com', 'Projects: [URL] and [URL], demos on [URL]'],
   ['a GitHub handle of the name inside a line', 'GitHub: janedoe | Email: jane@x.io', 'GitHub: [URL] | Email: [EMAIL]'],
+  // A job title before a domain makes it an employer's, but not one that holds the person's name.
+  ['a site holding a part of the name after a job title', 'Freelance developer at janecodes.dev; Janecodes (janecodes.dev)', 'Freelance developer at [URL]; Janecodes ([URL])'],
 ];
 
 for (const [what, input, expected] of removed) {
