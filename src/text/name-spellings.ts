@@ -1,7 +1,7 @@
 // How people spell their own names in the sites, handles and addresses they own: "janedoe", "jane.doe", "jane_doe",
 // "JaneDoe", "jdoe", "janed", "doej", "doe.jane", or one part ("jane"). Part of the scrubber (scrubber.ts): a bare
 // "janedoe at acme.com" or "demos on jdoe.io" reads like an employer or a product until the person's name is known.
-import { COMMON_WORD_NAMES, foldName, nameParts, PARTICLES } from './scrub-names.js';
+import { COMMON_WORD_NAMES, foldName, nameParts, PARTICLES, WORD_NAMES } from './scrub-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 
@@ -13,17 +13,6 @@ export interface NameSpellings {
   full: Set<string>;
   parts: Set<string>;
 }
-
-// Names that are also words a sentence or a company uses ("rose at acme.com", "Green Energy (green.io)"), beyond the
-// common-word first names the name scrubber knows.
-const WORD_NAMES = new Set(
-  ('brown green white black gray grey young king wood woods stone fox cook hill hills park bell rice long short little ' +
-    'hall ward lane bush field fields march price cash gold silver reed moss frost snow day case page love star song wolf ' +
-    'bird fish dean hart law best bond booth bright burns chance cross dale early fair ford friend glass good hand hardy ' +
-    'hay head house hunt lamb land lord major mann miles mills moon north west south east noble paris penn pike pool ' +
-    'power ring rivers rock root rush sage salt sharp shaw small spring still strong sweet tall temple tower vale wall ' +
-    'walls wise wing lead sales link max key low sun tan lim lin kim lee ali ash ace son man can jan don gil ben ram').split(' '),
-);
 
 /** Letters only, lower-case, folded as names are: "Jane.Doe" and "jane_doe85" are "janedoe". */
 export const spellingLetters = (value: string): string => foldName(value.normalize('NFKC')).toLowerCase().replace(/[^a-z]/g, '');

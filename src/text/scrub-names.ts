@@ -7,7 +7,7 @@ import { isWellKnownSite } from './well-known-sites.js';
 const NAME_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
 export const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
 // Words that make a capitalised line a heading or a title rather than a person.
-const NOT_NAME_WORDS = new Set(
+export const NOT_NAME_WORDS = new Set(
   ('resume curriculum vitae cv phone number mobile email mail address location linkedin github website portfolio name summary profile objective experience education skills skill contact information info professional work employment history projects project certifications certification references achievements awards languages interests hobbies personal details technical core competencies qualifications career about overview highlights publications training courses volunteer activities page cover letter dear sincerely regards ' +
     'ninja guru expert enthusiast freelancer contractor researcher tester artist photographer engineer developer manager analyst scientist designer architect administrator admin consultant specialist director lead senior junior intern officer coordinator assistant associate executive representative accountant nurse teacher programmer technician software data web full stack frontend backend front back end devops product project marketing sales hr human resources finance financial business operations support customer service network system systems database cloud security mobile ios android java python javascript machine learning head chief vp president founder owner student graduate recruiter writer editor trainer physician doctor pharmacist therapist attorney lawyer paralegal clerk cashier driver chef agent flutter django php node wordpress ' +
     'inc ltd llc company technologies solutions university college school institute bank group corporation the and of for at in on to with new york san los united states kingdom india').split(' '),
@@ -15,13 +15,31 @@ const NOT_NAME_WORDS = new Set(
 const NAME_WORD = /^(?:\p{Lu}[\p{L}'’-]*\.?|\p{Lu}\.)$/u;
 export const COMMON_WORD_NAMES = new Set('will may mark grant bill rose summer hope faith joy dawn june april august grace sky river bob jack art guy penny ray sunny frank rich gay amber ruby crystal chase hunter'.split(' '));
 
+// Surnames (and a few short given names) that are also words a sentence or a company uses ("mentored young engineers",
+// "enterprise sales", "Green Energy (green.io)"): like the common-word first names, removed alone only when capitalised,
+// and no spelling of an address or a site alone (name-spellings.ts).
+export const WORD_NAMES = new Set(
+  ('brown green white black gray grey young king wood woods stone fox cook hill hills park bell rice long short little ' +
+    'hall ward lane bush field fields march price cash gold silver reed moss frost snow day case page love star song wolf ' +
+    'bird fish dean hart law best bond booth bright burns chance cross dale early fair ford friend glass good hand hardy ' +
+    'hay head house hunt lamb land lord major mann miles mills moon north west south east noble paris penn pike pool ' +
+    'power ring rivers rock root rush sage salt sharp shaw small spring still strong sweet tall temple tower vale wall ' +
+    'walls wise wing lead sales link max key low sun tan lim lin kim lee ali ash ace son man can jan don gil ben ram').split(' '),
+);
+// Those of them that prose seldom writes in lower case, where a lower-case one is more likely the name than a word.
+const NAMES_MORE_THAN_WORDS = new Set('lee kim lin lim ali gil ben jan don ram tan penn mann dean hart shaw'.split(' '));
+/** Whether a name part (lower-case) is a word a text writes for itself: removed alone only when capitalised. */
+export const isWordName = (part: string): boolean => COMMON_WORD_NAMES.has(part) || (WORD_NAMES.has(part) && !NAMES_MORE_THAN_WORDS.has(part));
+
 function looksLikeName(value: string): boolean {
   if (/[\d@[\]/:|]/.test(value)) return false;
   const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
   if (words.length < 2 || words.length > 4) return false;
   // A skill is no name ("Golang Ninja"), unless it is a first name too ("Ruby").
   const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
-  return words.every((w) => NAME_WORD.test(w) && !NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))));
+  // A nickname in quotes or brackets between the parts is part of the name ('Robert "Robbie" Chen').
+  const unquoted = words.map((w, i) => (i > 0 && i < words.length - 1 ? w.replace(/^["“(](.+)["”)]$/u, '$1') : w));
+  return unquoted.every((w) => NAME_WORD.test(w) && !NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))));
 }
 
 // A contact named in a role ("Hiring manager Jane Roe", "Contact: Jane Roe"): the name is unknown in advance.
@@ -112,11 +130,15 @@ function sharedWord(part: string, after: string): boolean {
   return domain !== undefined && isWellKnownSite(part + domain);
 }
 
+// A title before a name part makes it the person's, even when it is a skill ("Ms. Swift", "Mr Go", "Dr Rust").
+const HONORIFIC_BEFORE = /(?:^|[^\p{L}])(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame)\.?[ \t]+$/iu;
+
 /**
- * Removes the names as whole words; common-word names ("Will", "May") only when capitalised, and a part that is a
- * skill or a well-known site's name only within the whole name.
+ * Removes the names as whole words; common-word names ("Will", "May", "Young") alone only when capitalised, and a part
+ * that is a skill or a well-known site's name only within the whole name or after a title. notAllCapitals: a name in
+ * capitals only is left (an acronym: "SAM").
  */
-export function scrubNames(text: string, names: string[], caseInsensitive: boolean): string {
+export function scrubNames(text: string, names: string[], caseInsensitive: boolean, notAllCapitals = false): string {
   const compiled = nameRegex(names);
   if (!compiled) return text;
   // Matched in the folded text, replaced in the original: both have the same length.
@@ -125,13 +147,15 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
   const lower = folded.toLowerCase();
   if (!compiled.parts.some((p) => lower.includes(p))) return text;
   const capitalised = (hit: string) => hit[0] !== hit[0]!.toLowerCase();
-  const plainWord = (hit: string) => !COMMON_WORD_NAMES.has(hit.split(/[ \t]/)[0]!.toLowerCase());
+  // A whole name is the name in any case ("will smith"); one part alone that is a word only when capitalised.
+  const plainWord = (hit: string) => /[ \t]/.test(hit) || !isWordName(hit.toLowerCase());
   let out = '';
   let copied = 0;
   for (const m of folded.matchAll(compiled.re)) {
     const hit = text.slice(m.index, m.index + m[0].length);
-    if (!(capitalised(hit) || (caseInsensitive && plainWord(hit)))) continue;
-    if (!/[ \t]/.test(hit) && sharedWord(hit, folded.slice(m.index + hit.length, m.index + hit.length + 200))) continue;
+    if (!(capitalised(hit) || (caseInsensitive && plainWord(hit))) || (notAllCapitals && hit === hit.toUpperCase())) continue;
+    const titled = HONORIFIC_BEFORE.test(folded.slice(Math.max(0, m.index - 8), m.index));
+    if (!/[ \t]/.test(hit) && !titled && sharedWord(hit, folded.slice(m.index + hit.length, m.index + hit.length + 200))) continue;
     out += `${text.slice(copied, m.index)}[NAME]`;
     copied = m.index + m[0].length;
   }

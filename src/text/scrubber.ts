@@ -3,6 +3,7 @@
 //
 // Every pattern is linear: bounded or unambiguous quantifiers only, and candidates that need judgement (is this
 // digit run a phone or a year range?) are matched broadly and decided in code.
+import { impliedNames, scrubNameForms } from './name-forms.js';
 import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.js';
 import { replaceDecided } from './replace-decided.js';
 import { scrubEmails } from './scrub-emails.js';
@@ -46,11 +47,16 @@ import { isSkillForm } from './skills.js';
  *    skill, a well-known site's name or a common word spells nothing alone, and a skill part or a well-known domain is
  *    kept when met alone ("Go" and "go.dev" for Mark Go, "apple.com" for Jane Apple); a whole name keeps its
  *    particles ("Anh Le" was "[NAME] Le").
- * 8: a handle with its platform after it or handed over ("@janedoe on Twitter", "follow me @janedoe") and "@user@host"
- *    fediverse handles. Kept now: an employer's domain after a job title or employment verb, or one the text names its
- *    organisation by ("Senior Engineer at acme.dev", "Acme Labs (acmelabs.dev)"); a platform after "find me on"; an
- *    institution's domain ("ox.ac.uk", "stanford.edu"); a count after "call", "contact", "reach" or "ring" used as a noun
- *    ("call volumes of 1200-1500").
+ * 8: a middle name or initial between the known or shown first and last name, which the name field or the header left
+ *    out ("Marie" in "Jane Marie Doe" for Jane Doe, then alone; "Jane M. Doe" and "J. Doe" as one [NAME]); nicknames of a
+ *    known or shown given name and the full name of a nickname ("Jon", "Johnny" for Jonathan, "Elizabeth" for Liz; one
+ *    that is a word, "Bill", only beside the surname); a skill surname after a title or the first initial ("Ms. Swift",
+ *    "T. Swift"); a handle with its platform after it or handed over ("@janedoe on Twitter", "follow me @janedoe") and
+ *    "@user@host" fediverse handles. Kept now: a surname that is a word written in lower case ("young engineers" for Jane
+ *    Young); an employer's domain after a job title or employment verb, or one the text names its organisation by
+ *    ("Senior Engineer at acme.dev", "Acme Labs (acmelabs.dev)"); a platform after "find me on"; an institution's domain
+ *    ("ox.ac.uk", "stanford.edu"); a count after "call", "contact", "reach" or "ring" used as a noun ("call volumes of
+ *    1200-1500").
  */
 export const SCRUB_RULES_VERSION = 8;
 
@@ -238,16 +244,21 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
     out = scrubNameLabel(out, found);
     out = scrubHeaderName(out, found);
   }
-  if (found.length > 0) {
-    const spellings = nameSpellings([...found, ...(opts.names ?? [])]);
+  const names = opts.names ?? [];
+  // The middle names the known and shown names imply are names the text shows; their nicknames are looser still.
+  const { middles, nicknames } = impliedNames(out, [...found, ...names]);
+  found.push(...middles);
+  if (found.length + nicknames.length > 0) {
+    const spellings = nameSpellings([...found, ...nicknames, ...names]);
     out = scrubProfileHandles(scrubEmails(out, spellings), spellings);
   }
   // Once the names the text shows are found (a site is often named after its owner), and before they are replaced.
-  out = scrubPersonalSites(out, [...found, ...(opts.names ?? [])], detect);
-  if (!detect) return scrubNames(out, opts.names ?? [], true);
+  out = scrubPersonalSites(out, [...found, ...nicknames, ...names], detect);
+  out = scrubNameForms(out, [...found, ...names]);
   // Names found in the text itself are matched only when capitalised: a heuristic may misfire.
   out = scrubNames(out, found, false);
-  out = scrubNames(out, opts.names ?? [], true);
+  out = scrubNames(out, nicknames, false, true);
+  out = scrubNames(out, names, true);
   return out;
 }
 
