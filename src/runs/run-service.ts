@@ -144,9 +144,12 @@ export function createRunService(deps: {
       return { items: page, nextCursor: items.length > limit && last ? String(last.seq) : null };
     },
 
-    async trace(orgId: string, id: string) {
+    async trace(orgId: string, id: string, afterId: string | null, limit: number) {
       if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
-      return { runId: id, items: await runs.trace(id) };
+      const items = await runs.trace(id, afterId, limit + 1);
+      const page = items.slice(0, limit);
+      const last = page[page.length - 1];
+      return { runId: id, items: page, nextCursor: items.length > limit && last ? String(last.id) : null };
     },
 
     list: runs.list,

@@ -172,10 +172,11 @@ export function createRunStore(db: Database) {
       return r.rows.map((e) => ({ seq: e.seq, at: iso(e.at)!, type: e.type, data: e.data }));
     },
 
-    async trace(runId: string) {
+    /** The trail's rows after the row `afterId` (a bigint as digits; null: from the start), oldest first. */
+    async trace(runId: string, afterId: string | null, limit: number) {
       const r = await db.query<{ id: number; at: Date; kind: string; candidate_id: string | null; data: unknown }>(
-        'SELECT id, at, kind, candidate_id, data FROM run_trace WHERE run_id = $1 ORDER BY id',
-        [runId],
+        'SELECT id, at, kind, candidate_id, data FROM run_trace WHERE run_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3',
+        [runId, afterId ?? '0', limit],
       );
       return r.rows.map((t) => ({ id: Number(t.id), at: iso(t.at)!, kind: t.kind, candidateId: t.candidate_id, data: t.data }));
     },

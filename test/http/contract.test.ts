@@ -188,6 +188,37 @@ test('events: { items: [{ seq, at, type, data }], nextCursor }, oldest first, 20
   for (const limit of [0, 101]) assertProblem(await call('GET', `${url}?limit=${limit}`), 400);
 });
 
+test('trace: { runId, items: [{ id, at, kind, candidateId, data }], nextCursor }, a list like the others: 20 a page, the cursor goes on', async () => {
+  const url = `/v1/matching-runs/${finished.id}/trace`;
+  const first = (await call('GET', url)).json();
+  assert.deepEqual(keys(first), ['items', 'nextCursor', 'runId']);
+  assert.equal(first.runId, finished.id);
+  assert.equal(first.items.length, 20, 'the default page');
+  for (const i of first.items) {
+    assert.deepEqual(keys(i), ['at', 'candidateId', 'data', 'id', 'kind']);
+    assert.match(i.at, UTC);
+    assert.ok(i.candidateId === null || UUID.test(i.candidateId));
+  }
+  assert.equal(typeof first.nextCursor, 'string');
+  // Page by page with the cursor, three at a time: the same rows as one page of 100, oldest first, none twice.
+  const all = (await call('GET', `${url}?limit=100`)).json();
+  assert.ok(all.items.length > 20 && all.items.length < 100, String(all.items.length));
+  assert.equal(all.nextCursor, null, 'one page holds the whole trail');
+  const paged: Json[] = [];
+  for (let cursor: string | null = null, pages = 0; pages === 0 || cursor; pages++) {
+    const page: Json = (await call('GET', `${url}?limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json();
+    assert.ok(page.items.length <= 3);
+    paged.push(...page.items);
+    cursor = page.nextCursor;
+  }
+  assert.deepEqual(paged, all.items);
+  const ids = all.items.map((i: Json) => i.id);
+  assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  assert.equal(all.items[0].kind, 'run.started');
+  for (const limit of [0, 101]) assertProblem(await call('GET', `${url}?limit=${limit}`), 400);
+  for (const cursor of ['abc', '-1', '9223372036854775808', '1.5']) assertProblem(await call('GET', `${url}?cursor=${cursor}`), 400);
+});
+
 test('lists: 20 items a page by default, limit 1..100, nextCursor until the last page, which has null', async () => {
   for (let i = 0; i < 21; i++) assert.equal((await call('POST', '/v1/roles', { title: `Paged role ${i}`, description: 'x' })).statusCode, 201);
   for (const path of ['/v1/candidates', '/v1/roles']) {

@@ -7,6 +7,7 @@ import { pruneTraces } from '../../src/audit/retention.js';
 import { createApiKeyStore } from '../../src/auth/api-keys.js';
 import { promptHash } from '../../src/llm/structured.js';
 import { GO_ROLE } from '../support/fixtures.js';
+import { readTrace } from '../support/trace.js';
 import { CANARY, recordedRun, startLlmRig, type LlmRig } from './llm-run.js';
 
 interface TraceItem {
@@ -24,10 +25,7 @@ let items: TraceItem[];
 before(async () => {
   rig = await startLlmRig();
   run = await recordedRun(rig.rt);
-  const res = await rig.rt.app!.inject({ url: `/v1/matching-runs/${run.id}/trace`, headers: rig.rt.auth() });
-  assert.equal(res.statusCode, 200, res.body);
-  assert.equal(res.json().runId, run.id);
-  items = res.json().items;
+  items = await readTrace<TraceItem>(rig.rt.app!, run.id, rig.rt.auth());
 });
 after(() => rig.close());
 
@@ -165,7 +163,7 @@ test('erasing a candidate redacts every trail row that carried its text, rerank 
   const carried = items.filter((i) => JSON.stringify(i.data).includes(CANARY.resumeWord));
   assert.ok(carried.some((i) => i.data.agent === 'reranker') && carried.some((i) => i.data.agent === 'scorer'));
   assert.equal((await rig.rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${canary}`, headers: rig.rt.auth() })).statusCode, 204);
-  const after = (await rig.rt.app!.inject({ url: `/v1/matching-runs/${run.id}/trace`, headers: rig.rt.auth() })).json().items as TraceItem[];
+  const after = await readTrace<TraceItem>(rig.rt.app!, run.id, rig.rt.auth());
   assert.equal(after.length, items.length, 'rows are redacted, not removed');
   assert.ok(!JSON.stringify(after).includes(CANARY.resumeWord), 'no row keeps the erased candidate’s text');
   for (const i of carried) assert.deepEqual(after.find((a) => a.id === i.id)!.data, { erased: true });

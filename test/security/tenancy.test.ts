@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import { createSearch } from '../../src/retrieval/search.js';
 import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
+import { readTrace } from '../support/trace.js';
 import { startTestWorker } from '../support/worker.js';
 
 let rt: TestRuntime;
@@ -203,7 +204,7 @@ test('a matching run never sees another organisation’s candidates: shortlist, 
   assert.ok(run.shortlist.length > 0);
   assert.ok(run.shortlist.every((e: { candidateId: string }) => own.candidates.includes(e.candidateId)));
   const events = (await call(rt.apiKey, 'GET', `/v1/matching-runs/${own.runId}/events?limit=100`)).body;
-  const trace = (await call(rt.apiKey, 'GET', `/v1/matching-runs/${own.runId}/trace`)).body;
+  const trace = JSON.stringify(await readTrace(rt.app!, own.runId, rt.auth(rt.apiKey)));
   assert.match(events, /candidates\.retrieved/);
   for (const id of rival.candidates) {
     assert.equal(events.includes(id) || trace.includes(id), false, `rival candidate ${id} leaked into our run`);

@@ -13,6 +13,7 @@ import {
   MAX_EVENT_SEQ,
   RunSchema,
   RunSummarySchema,
+  TraceQuerySchema,
   TraceSchema,
   type Run,
   type RunStatus,
@@ -235,8 +236,21 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   });
 
   app.get('/v1/matching-runs/:id/trace', {
-    schema: { tags, summary: "The run's audit trail (scrubbed text only)", params: IdParamsSchema, response: { 200: TraceSchema, ...standardErrors, ...notFound } },
-    handler: async (request) => deps.runs.trace(callerOf(request).orgId, request.params.id),
+    schema: {
+      tags,
+      summary: "The run's audit trail (scrubbed text only), oldest first",
+      params: IdParamsSchema,
+      querystring: TraceQuerySchema,
+      response: { 200: TraceSchema, ...standardErrors, ...notFound },
+    },
+    handler: async (request) => {
+      const { limit, cursor } = request.query;
+      // A trail row's id is a bigint: up to 19 digits, below 2^63.
+      if (cursor !== undefined && (!/^\d{1,19}$/.test(cursor) || BigInt(cursor) >= 2n ** 63n)) {
+        throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
+      }
+      return deps.runs.trace(callerOf(request).orgId, request.params.id, cursor ?? null, limit);
+    },
   });
 
 };
