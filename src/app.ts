@@ -24,7 +24,7 @@ import { registerErrorHandling, sendFrameworkProblem } from './http/error-handle
 import { FinishedRunCache } from './http/finished-runs.js';
 import { completeDocument } from './http/openapi.js';
 import { lazyChildLoggerFactory } from './http/request-logger.js';
-import { securityHeaders } from './http/security-headers.js';
+import { docsSecurityHeaders, isDocsUrl, securityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -95,9 +95,10 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
 
   // Hooks on every request are callback-style: an async hook costs a promise per request. One hook sets the
   // request id and the security headers (helmet's set, computed once) and refuses requests while shutting down.
+  const docsSecurity = docsSecurityHeaders();
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    reply.headers(security);
+    reply.headers(isDocsUrl(request.url) ? docsSecurity : security);
     done(services.lifecycle.closing ? new ServiceUnavailableError('The service is shutting down; retry shortly.') : undefined);
   });
   // One histogram child per method, route and status, looked up by a string instead of hashing labels per request.

@@ -3,20 +3,23 @@
 // (@fastify/helmet rebuilt the middleware, CSP parsing included, on every request.)
 import helmet, { type HelmetOptions } from 'helmet';
 
-const OPTIONS: HelmetOptions = {
-  // The recruiter page loads only its own scripts and styles; the docs UI needs inline styles.
-  contentSecurityPolicy: {
-    directives: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
-      connectSrc: ["'self'"],
-      // Plain-http deployments (a LAN address) must not have their own assets upgraded to https.
-      upgradeInsecureRequests: null,
+/** The policy's directives; `inlineStyles` for the API reference UI (swagger-ui styles its elements inline). */
+function options(inlineStyles: boolean): HelmetOptions {
+  return {
+    // The recruiter page and everything else load only the service's own scripts and styles.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: inlineStyles ? ["'self'", "'unsafe-inline'"] : ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        // Plain-http deployments (a LAN address) must not have their own assets upgraded to https.
+        upgradeInsecureRequests: null,
+      },
     },
-  },
-};
+  };
+}
 
 /** The headers helmet sets for these options, by running its middleware once against a recording response. */
 function computeSecurityHeaders(options: HelmetOptions): Record<string, string> {
@@ -38,8 +41,19 @@ function computeSecurityHeaders(options: HelmetOptions): Record<string, string> 
 }
 
 let computed: Readonly<Record<string, string>> | undefined;
+let computedForDocs: Readonly<Record<string, string>> | undefined;
 
 /** helmet's headers for our policy, computed on first use; the app's one onRequest hook copies them to each reply. */
 export function securityHeaders(): Readonly<Record<string, string>> {
-  return (computed ??= Object.freeze(computeSecurityHeaders(OPTIONS)));
+  return (computed ??= Object.freeze(computeSecurityHeaders(options(false))));
+}
+
+/** The same, with inline styles allowed: for /docs alone, whose UI needs them. */
+export function docsSecurityHeaders(): Readonly<Record<string, string>> {
+  return (computedForDocs ??= Object.freeze(computeSecurityHeaders(options(true))));
+}
+
+/** Whether a request's URL is the API reference UI's (/docs and below), which alone gets the inline-styles policy. */
+export function isDocsUrl(url: string): boolean {
+  return url.startsWith('/docs') && (url.length === 5 || url[5] === '/' || url[5] === '?');
 }

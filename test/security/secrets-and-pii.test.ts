@@ -164,6 +164,17 @@ test('security headers from helmet on answers, errors and docs; no framework ban
   }
 });
 
+test('the CSP allows inline styles for the API reference UI alone: the recruiter page and every other answer have none', async () => {
+  const styleSrc = (res: { headers: Record<string, unknown> }) =>
+    String(res.headers['content-security-policy']).split(';').map((d) => d.trim()).find((d) => d.startsWith('style-src ')) ?? '';
+  for (const url of ['/', '/app.js', '/v1/roles', '/healthz', '/docsx', '/v1/roles?x=/docs']) {
+    assert.equal(styleSrc(await rt.app!.inject({ url, headers: rt.auth() })), "style-src 'self'", url);
+  }
+  for (const url of ['/docs', '/docs/', '/docs/json', '/docs/static/index.html', '/docs?x=1']) {
+    assert.equal(styleSrc(await rt.app!.inject({ url })), "style-src 'self' 'unsafe-inline'", url);
+  }
+});
+
 test('CORS follows CORS_ORIGINS: an allowed origin is named back, any other gets no CORS grant', async () => {
   const get = (origin: string) => rt.app!.inject({ url: '/v1/roles', headers: { ...rt.auth(), origin } });
   const preflight = (origin: string) =>
