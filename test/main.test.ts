@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { migratedDataDir } from './support/data-dir.js';
 import { childEnv } from './support/service-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -74,9 +75,9 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
 
 // API.md: "npm start" is how the service is started, and SIGTERM makes it exit 0. npm forwards a signal to the
 // script's shell only; unless the shell execs the service (or, for npm run dev, the watcher that runs it), the service
-// never hears it and outlives npm.
+// never hears it and outlives npm. The data directory is migrated already: the first boot is the test above's.
 async function npmScriptStopsOnSigterm(args: string[], expectedExit?: { code: number | null; signal: NodeJS.Signals | null }): Promise<void> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-npm-script-'));
+  const dataDir = await migratedDataDir('tm-npm-script-');
   const port = await freePort();
   const env = childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'npm-start-test-key-0123456789' });
   const npm = spawn('npm', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -131,7 +132,7 @@ test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and fr
 test('npm run dev: SIGTERM to npm reaches the watcher and the service, and nothing is left running', () =>
   npmScriptStopsOnSigterm(['run', 'dev', '--silent']));
 
-/** The real entry point as a worker on its own in-memory database: its output, its exit. */
+/** The real entry point as a worker on its own database (in memory unless env says otherwise): its output, its exit. */
 function spawnWorker(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -174,7 +175,9 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   const { port } = taken.address() as { port: number };
-  const worker = spawnWorker({ PORT: String(port) });
+  // A migrated data directory: an in-memory one is initialised and migrated anew (the test above boots one).
+  const dataDir = await migratedDataDir('tm-worker-port-');
+  const worker = spawnWorker({ PORT: String(port), DATA_DIR: dataDir });
   try {
     // It exits, or says it started (a worker that does not listen would run on).
     let code: number | null | undefined;
@@ -186,6 +189,8 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
   } finally {
     worker.child.kill('SIGKILL');
     taken.close();
+    await worker.exited;
+    await rm(dataDir, { recursive: true, force: true });
   }
 });
 
