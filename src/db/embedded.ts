@@ -179,12 +179,19 @@ class DatabaseThread extends EventEmitter {
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
+/**
+ * Under tsx, PGlite and its companions are imported before tsx is registered: tsx's hooks then never load their large
+ * modules, which the .ts entry finds already loaded. Measured: ~0.2 s less CPU for each database started.
+ */
+const THREAD_PRELOAD = ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', '@electric-sql/pglite-socket'];
+
 function spawnThread(data: ThreadData, transfer: ArrayBuffer[]): Worker {
   const options = { workerData: data, transferList: transfer, resourceLimits: THREAD_LIMITS };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./embedded-thread.js', import.meta.url), options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./embedded-thread.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  const preload = JSON.stringify(THREAD_PRELOAD.map((m) => import.meta.resolve(m)));
+  const bootstrap = `Promise.all(${preload}.map((m) => import(m))).then(() => import(${JSON.stringify(tsx)})).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(bootstrap, { ...options, eval: true });
 }
 
