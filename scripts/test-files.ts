@@ -1,27 +1,28 @@
-// The test files `npm test` runs, one a line: every test/**/*.test.ts, the long ones first. node --test starts files in
-// the order given, two at a time: a long file started last runs on alone after everything else has finished, while a
-// long file started first runs beside the many short ones. Every *.test.ts is found here, so a new file is never left
-// out; LONG_FIRST only orders, and a name in it that no longer exists stops `npm test` (the list would be stale).
+// The test files `npm test` runs (scripts/test.ts): every test/**/*.test.ts, the long ones first. Two files run at a
+// time: a long file started last runs on alone after everything else has finished, while a long file started first
+// runs beside the many short ones. Every *.test.ts is found here, so a new file is never left out; LONG_FIRST only
+// orders, and a name in it that no longer exists stops `npm test` (the list would be stale).
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
- * Longest first, as measured under `npm test` (two files at a time on a 2-CPU machine, seconds): each of these
- * boots PGlite in child processes or drives Chromium. A file not named here is sorted by path after them.
+ * Longest first, as measured in a whole `npm test` (two files at a time on a shared 2-CPU machine; seconds): each boots
+ * the database in child processes or drives Chromium. The files not named here follow, sorted by path.
  */
 export const LONG_FIRST = [
-  'test/cli.test.ts', // ~95: a CLI child process per command, each booting the database
-  'test/main.test.ts', // ~55: the service, npm start and npm run dev in child processes
-  'test/runs/crash-embedded.test.ts', // ~50: three service processes on one data directory
-  'test/e2e/recruiter-page-form.test.ts', // ~25: Chromium
-  'test/runs/crash-resume.test.ts', // ~20: two worker processes
-  'test/db/migrate.test.ts', // ~19
-  'test/e2e/recruiter-page.test.ts', // ~13: Chromium
-  'test/e2e/recruiter-page-safety.test.ts', // ~12: Chromium
+  'test/cli.test.ts', // ~75: a CLI child process per command, most of them booting the database
+  'test/main.test.ts', // ~50: the service, npm start and npm run dev in child processes
+  'test/runs/crash-embedded.test.ts', // ~40: four service processes on one data directory
+  'test/runs/crash-resume.test.ts', // ~16: two worker processes
+  'test/e2e/recruiter-page-form.test.ts', // ~15: Chromium
+  'test/observability/replay.test.ts', // ~13
+  'test/db/migrate.test.ts', // ~12
+  'test/runs/multi-worker.test.ts', // ~12: two worker processes
+  'test/e2e/recruiter-page.test.ts', // ~11: Chromium
+  'test/e2e/recruiter-page-safety.test.ts', // ~11: Chromium
 ];
 
-/** Every *.test.ts under `dir`, as `dir`-relative paths with forward slashes, sorted. */
+/** Every *.test.ts under root/dir, as paths from root with forward slashes (`test/db/migrate.test.ts`), sorted. */
 export function findTestFiles(root: string, dir = 'test'): string[] {
   const found: string[] = [];
   const walk = (rel: string) => {
@@ -45,16 +46,4 @@ export function orderTestFiles(files: string[], longFirst: readonly string[] = L
   const twice = longFirst.filter((f, i) => longFirst.indexOf(f) !== i);
   if (twice.length > 0) throw new Error(`scripts/test-files.ts: LONG_FIRST names a file twice: ${twice.join(', ')}`);
   return [...longFirst, ...files.filter((f) => !longFirst.includes(f))];
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  try {
-    const files = orderTestFiles(findTestFiles(root));
-    if (files.length === 0) throw new Error('scripts/test-files.ts: no test/**/*.test.ts found');
-    process.stdout.write(`${files.join('\n')}\n`);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(1);
-  }
 }

@@ -1,5 +1,6 @@
-// `npm test` runs the files scripts/test-files.ts lists (long ones first): it must list every test file, each once,
-// so that a new test file is never silently left out, and a stale name in its ordering must stop the run.
+// `npm test` runs scripts/test.ts, which runs the files scripts/test-files.ts lists (long ones first): the list must
+// hold every test file, each once, so that a new test file is never silently left out; a stale name in its ordering
+// must stop the run; the order must be kept; and a failing test must fail the run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,16 +12,23 @@ import { findTestFiles, LONG_FIRST, orderTestFiles } from '../../scripts/test-fi
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-test('npm test runs exactly the files scripts/test-files.ts prints, and stops when it fails', () => {
+function scratch(t: { after(fn: () => void): void }, files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'tm-test-files-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+test('npm test type-checks, then runs scripts/test.ts', () => {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  // The assignment's status is the script's: && stops there, instead of node --test running its default patterns.
-  assert.match(scripts.test!, /&& files=\$\(node --import tsx scripts\/test-files\.ts\) && node --import tsx --test [^$]*\$files$/);
+  assert.equal(scripts.test, 'npm run typecheck && node --import tsx scripts/test.ts');
 });
 
-test('the script lists every test/**/*.test.ts exactly once, this file too, the long ones first', () => {
-  const out = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test-files.ts'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  assert.equal(out.status, 0, out.stderr);
-  const listed = out.stdout.trimEnd().split('\n');
+test('the list holds every test/**/*.test.ts exactly once, this file too, the long ones first', () => {
+  const listed = orderTestFiles(findTestFiles(ROOT));
   // Found independently of the script: Node's own recursive listing.
   const onDisk = (readdirSync(path.join(ROOT, 'test'), { recursive: true }) as string[])
     .map((f) => `test/${f.split(path.sep).join('/')}`)
@@ -32,12 +40,7 @@ test('the script lists every test/**/*.test.ts exactly once, this file too, the 
 });
 
 test('a new test file in any folder is found; support modules are not', (t) => {
-  const root = mkdtempSync(path.join(tmpdir(), 'tm-test-files-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
-  for (const f of ['test/a.test.ts', 'test/deep/er/b.test.ts', 'test/support/helper.ts', 'test/c.test.js', 'test/deep/notes.md']) {
-    mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
-    writeFileSync(path.join(root, f), '');
-  }
+  const root = scratch(t, { 'test/a.test.ts': '', 'test/deep/er/b.test.ts': '', 'test/support/helper.ts': '', 'test/c.test.js': '', 'test/deep/notes.md': '' });
   assert.deepEqual(findTestFiles(root), ['test/a.test.ts', 'test/deep/er/b.test.ts']);
 });
 
@@ -46,4 +49,26 @@ test('the ordering puts the named files first in its order, keeps every other fi
   assert.deepEqual(orderTestFiles(files, ['test/c.test.ts', 'test/a.test.ts']), ['test/c.test.ts', 'test/a.test.ts', 'test/b.test.ts', 'test/d.test.ts']);
   assert.throws(() => orderTestFiles(files, ['test/gone.test.ts']), /LONG_FIRST names test files that do not exist: test\/gone\.test\.ts/);
   assert.throws(() => orderTestFiles(files, ['test/a.test.ts', 'test/a.test.ts']), /names a file twice: test\/a\.test\.ts/);
+});
+
+test('the runner keeps the order it is given (node --test would sort it), and a failing test fails the run', (t) => {
+  const root = scratch(t, {
+    'z.test.ts': "import { test } from 'node:test';\ntest('z passes', () => {});\n",
+    'a.test.ts': "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\ntest('a fails', () => assert.equal(1, 2));\n",
+    'm.test.ts': "import { test } from 'node:test';\ntest('m passes', () => {});\n",
+  });
+  // This process is a test file: its children would be told so (run() then runs nothing).
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const runner = (...files: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts', ...files.map((f) => path.join(root, f))], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+
+  const failing = runner('z.test.ts', 'a.test.ts', 'm.test.ts');
+  assert.equal(failing.status, 1, failing.stdout + failing.stderr);
+  const reported = [...failing.stdout.matchAll(/^(?:not )?ok \d+ - (\w) (?:passes|fails)$/gm)].map((m) => m[1]);
+  assert.deepEqual(reported, ['z', 'a', 'm'], failing.stdout);
+
+  const passing = runner('m.test.ts', 'z.test.ts');
+  assert.equal(passing.status, 0, passing.stdout + passing.stderr);
+  assert.deepEqual([...passing.stdout.matchAll(/^ok \d+ - (\w) passes$/gm)].map((m) => m[1]), ['m', 'z']);
 });

@@ -1,0 +1,22 @@
+// npm test's runner: every test file, each in its own process, two at a time, in scripts/test-files.ts's order (long
+// files first); with file arguments, those, in the order given. Not `node --test FILES`: Node 20 sorts the files it is
+// given by path, and node:test's run() keeps the order. Reports as `node --test` does: spec on a terminal, else TAP.
+import path from 'node:path';
+import { run } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+import { findTestFiles, orderTestFiles } from './test-files.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const given = process.argv.slice(2);
+const files = given.length > 0 ? given.map((f) => path.resolve(f)) : orderTestFiles(findTestFiles(ROOT)).map((f) => path.join(ROOT, f));
+if (files.length === 0) throw new Error('scripts/test.ts: no test/**/*.test.ts found');
+
+// Each file's process gets this one's --import tsx (run() passes on process.execArgv).
+const stream = run({ files, concurrency: 2, timeout: 180_000 });
+// As `node --test` does: any failure but a todo's fails the run.
+stream.on('test:fail', (data: { todo?: string | boolean }) => {
+  if (data.todo === undefined || data.todo === false) process.exitCode = 1;
+});
+stream.compose(process.stdout.isTTY ? new spec() : tap).pipe(process.stdout);
