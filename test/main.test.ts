@@ -132,22 +132,32 @@ test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and fr
 test('npm run dev: SIGTERM to npm reaches the watcher and the service, and nothing is left running', () =>
   npmScriptStopsOnSigterm(['run', 'dev', '--silent']));
 
-/** The real entry point as a worker on its own database (in memory unless env says otherwise): its output, its exit. */
-function spawnWorker(env: Record<string, string>) {
+/**
+ * The real entry point as a worker on its own embedded database, a copy of a migrated one (an empty data directory,
+ * on disk or in memory, is initialised and migrated anew: the npm start path test and test/db/migrate.test.ts do that).
+ */
+async function spawnWorker(env: Record<string, string>) {
+  const dataDir = await migratedDataDir('tm-worker-');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: childEnv({ PROCESS_ROLE: 'worker', DATA_DIR: 'memory://', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'worker-main-test-key-0123456789', ...env }),
+    env: childEnv({ PROCESS_ROLE: 'worker', DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'worker-main-test-key-0123456789', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => out };
+  /** Kills the worker if it is still running, and removes its data directory. */
+  const dispose = async () => {
+    child.kill('SIGKILL');
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { child, exited, output: () => out, dispose };
 }
 
 test('a worker process listens: with PORT=0 its start line gives the address, where it serves the operations routes alone', async () => {
-  const worker = spawnWorker({ PORT: '0' });
+  const worker = await spawnWorker({ PORT: '0' });
   try {
     let address: string | undefined;
     const deadline = Date.now() + 60_000;
@@ -167,7 +177,7 @@ test('a worker process listens: with PORT=0 its start line gives the address, wh
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
   } finally {
-    worker.child.kill('SIGKILL');
+    await worker.dispose();
   }
 });
 
@@ -175,9 +185,7 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   const { port } = taken.address() as { port: number };
-  // A migrated data directory: an in-memory one is initialised and migrated anew (the test above boots one).
-  const dataDir = await migratedDataDir('tm-worker-port-');
-  const worker = spawnWorker({ PORT: String(port), DATA_DIR: dataDir });
+  const worker = await spawnWorker({ PORT: String(port) });
   try {
     // It exits, or says it started (a worker that does not listen would run on).
     let code: number | null | undefined;
@@ -187,10 +195,8 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
     assert.match(worker.output(), new RegExp(`talent-matcher: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\); every process, a worker too, serves HTTP: give each on a host its own PORT, or PORT=0 for any free one`));
     assert.doesNotMatch(worker.output(), /failed to start|\n\s+at /);
   } finally {
-    worker.child.kill('SIGKILL');
     taken.close();
-    await worker.exited;
-    await rm(dataDir, { recursive: true, force: true });
+    await worker.dispose();
   }
 });
 
