@@ -106,7 +106,9 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
                 .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
                 .withResponse();
               // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
-              const reported = reportedTokens(data?.usage?.prompt_tokens);
+              // A zero is no count either: every input is at least one character (some servers send zeros, not none).
+              const count = reportedTokens(data?.usage?.prompt_tokens);
+              const reported = count === 0 ? null : count;
               const promptTokens = reported ?? estimated;
               const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt, ...(reported === null ? { tokensEstimated: true } : {}) };
               charge(row);

@@ -9,11 +9,13 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { LimitFunction } from 'p-limit';
 import { pino, type Logger } from 'pino';
-import { estimateTokens, reportedTokens, worstCase, type Budget, type Reservation } from './budget.js';
+import { classifyAttempt, NoCompletionError, noCompletion, readAnswerBody } from './answer-shape.js';
+import { answerUsage, failedAttemptCharge } from './answer-usage.js';
+import { worstCase, type Budget, type Reservation } from './budget.js';
 import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
-import { costUsd, type ChatModelSpec, type ModelRegistry, type ModelSpec } from './model-registry.js';
-import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry, type FailureClass } from './retry.js';
+import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
+import { attemptFailure, mayBeBilled, reportedCause, withRetry, type FailureClass } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 import { addUsage } from './structured.js';
 
@@ -113,41 +115,6 @@ function failureOutcome(failure: FailureClass): LedgerOutcome {
   return 'error';
 }
 
-/** What the model emitted, as text to estimate from: content, refusal and every tool call's name and arguments. */
-export function emittedText(message: unknown): string {
-  // Read defensively: a non-conforming server may send arguments as an object, null, or no function at all.
-  const text = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : (JSON.stringify(v) ?? ''));
-  const m = (message ?? {}) as { content?: unknown; refusal?: unknown; tool_calls?: unknown };
-  const calls = Array.isArray(m.tool_calls)
-    ? m.tool_calls.map((c) => {
-        const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-        return text(f?.name) + text(f?.arguments);
-      })
-    : [];
-  return text(m.content) + text(m.refusal) + calls.join('');
-}
-
-/**
- * An answer's usage: the provider's counts where they are valid (non-negative safe integers), our estimate where
- * they are missing or not (the prompt at the reservation's estimate, the answer by what it emitted). `estimated`
- * says the ledger row carries an estimate of ours.
- */
-export function answerUsage(reported: ChatCompletion['usage'] | undefined, promptText: string, message: unknown): { usage: Omit<CallUsage, 'costUsd'>; estimated: boolean } {
-  const prompt = reportedTokens(reported?.prompt_tokens);
-  const completion = reportedTokens(reported?.completion_tokens);
-  const promptTokens = prompt ?? estimateTokens(promptText);
-  const completionTokens = completion ?? estimateTokens(emittedText(message));
-  // Cached tokens are part of the prompt: never more than it, and none when the prompt is our estimate.
-  const cachedTokens = prompt === null ? 0 : Math.min(reportedTokens(reported?.prompt_tokens_details?.cached_tokens) ?? 0, promptTokens);
-  return { usage: { promptTokens, cachedTokens, completionTokens }, estimated: prompt === null || completion === null };
-}
-
-/** What a sent, unanswered attempt is charged: its estimated prompt (no completion is known), at the model's price. */
-export function failedAttemptCharge(model: ModelSpec, promptText: string): CallUsage {
-  const promptTokens = estimateTokens(promptText);
-  return { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model, { promptTokens, completionTokens: 0 }) };
-}
-
 /** A choice with a message object: the least a judge may read without guarding every property. */
 function isChoice(value: unknown): value is ChatCompletion.Choice {
   const message = (value as { message?: unknown } | null | undefined)?.message;
@@ -166,9 +133,6 @@ function judgeSafely(judge: (choice: ChatCompletion.Choice) => Judgement, choice
     return { outcome: 'invalid_output', issues: [`the answer could not be read (${err instanceof Error ? err.name : 'error'})`] };
   }
 }
-
-/** Marks an error this module already wrote a ledger row for. */
-class RecordedFailure extends Error {}
 
 export function createChatCaller(deps: ChatCallerDeps) {
   const logger = deps.logger ?? pino({ enabled: false });
@@ -252,13 +216,15 @@ export function createChatCaller(deps: ChatCallerDeps) {
             // A signal aborted already is refused by the SDK before anything is sent: such an attempt costs nothing.
             const abortedBeforeSend = req.signal?.aborted === true;
             try {
-              const { data, request_id } = await deps.client.chat.completions
+              const { data: raw, request_id } = await deps.client.chat.completions
                 .create(body, { signal: req.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
                 .withResponse();
               requestId = request_id;
               const latencyMs = now() - started;
               // The body is the provider's and untrusted: a missing choices list or a message that is no object must
-              // not throw here, before the row below, or a paid answer would be recorded as a free failure.
+              // not throw here, before the row below, or a paid answer would be recorded as a free failure. A body that
+              // came as text (a stream nobody asked for, JSON sent as text/plain) is read as the completion it holds.
+              const data = readAnswerBody(raw) as Partial<ChatCompletion> | null | undefined;
               const first: unknown = Array.isArray(data?.choices) ? data.choices[0] : undefined;
               const choice = isChoice(first) ? first : undefined;
               const { usage, estimated } = answerUsage(data?.usage, promptText, choice?.message);
@@ -266,19 +232,22 @@ export function createChatCaller(deps: ChatCallerDeps) {
               spent.tokens += usage.promptTokens + usage.completionTokens;
               spent.costUsd += cost;
               const row = { ...base, ...usage, costUsd: cost, latencyMs, requestId, attempt, ...(estimated ? { tokensEstimated: true } : {}) };
-              const exchange = { model: model.id, attempt, request: body, response: data, requestId, latencyMs };
+              // The trail keeps the answer as it came; a replay serves it back and reads it the same way.
+              const exchange = { model: model.id, attempt, request: body, response: raw, requestId, latencyMs };
               if (!choice) {
-                await record({ ...row, outcome: 'error', error: 'answer had no choices' }, log);
-                await report(req, { ...exchange, error: { status: 200, message: 'answer had no choices' }, outcome: 'error' });
-                throw new RecordedFailure('answer had no choices');
+                const failure = noCompletion(raw, data);
+                await record({ ...row, outcome: 'error', error: failure.message }, log);
+                await report(req, { ...exchange, error: { status: 200, message: failure.message }, outcome: 'error' });
+                throw failure;
               }
               const judgement = judgeSafely(req.judge ?? defaultJudge, choice);
               await record({ ...row, outcome: judgement.outcome, ...(judgement.outcome === 'ok' ? {} : { error: judgement.issues.join('; ').slice(0, 1000) }) }, log);
               await report(req, { ...exchange, error: null, outcome: judgement.outcome });
               return { choice, judgement, usage: { ...usage, costUsd: cost }, requestId };
             } catch (err) {
-              if (err instanceof RecordedFailure) throw err;
-              const failure = classifyFailure(err);
+              // Its ledger row is written already.
+              if (err instanceof NoCompletionError) throw err;
+              const failure = classifyAttempt(err);
               const { message, requestId: errorRequestId } = attemptFailure(err, requestId);
               const latencyMs = now() - started;
               // A request that was sent and never answered may still be billed (a slow provider bills every timed-out
@@ -306,6 +275,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
           signal: req.signal,
           // The deadline is on this clock: the retries' checks against it must read the same one.
           now,
+          classify: classifyAttempt,
           onAttempt: (r) => {
             if (r.error === null) return;
             log.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');
@@ -329,7 +299,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
       }
       // A retry the budget refused ends the call as the first attempt's refusal would: a budget stop, not a failure.
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
-      const failure = classifyFailure(err);
+      const failure = classifyAttempt(err);
       throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
     }
   }

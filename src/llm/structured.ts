@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import { withoutReasoning } from './answer-shape.js';
 import type { Budget } from './budget.js';
 import type { CallUsage, ChatCaller, ChatRequest, Judgement, ResponseFormat } from './chat.js';
 import { StructuredOutputError, describeZodIssues } from './errors.js';
@@ -94,8 +95,10 @@ export function interpretAnswer<S extends z.ZodType>(schema: S, choice: ChatComp
   if (choice.finish_reason === 'length') {
     return { ok: false, outcome: 'truncated', raw, issues: ['the answer was cut off at the token limit; answer more briefly'] };
   }
-  if (raw.trim() === '') return { ok: false, outcome: 'invalid_output', raw, issues: ['the answer was empty'] };
-  const parsed = safeJsonParse(unwrapCodeFence(raw));
+  // A thinking model's reasoning before the answer is not the answer (answer-shape.ts); raw keeps it for the trail.
+  const answer = unwrapCodeFence(withoutReasoning(raw));
+  if (answer.trim() === '') return { ok: false, outcome: 'invalid_output', raw, issues: ['the answer was empty'] };
+  const parsed = safeJsonParse(answer);
   if (!parsed.ok) return { ok: false, outcome: 'invalid_output', raw, issues: [parsed.error] };
   const valid = schema.safeParse(parsed.value);
   if (!valid.success) return { ok: false, outcome: 'invalid_output', raw, issues: describeZodIssues(valid.error.issues) };
