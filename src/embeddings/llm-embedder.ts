@@ -2,7 +2,7 @@
 // for a run, within its budget and deadline and under its id.
 import { estimateTokens, reportedTokens, type Reservation } from '../llm/budget.js';
 import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
-import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from '../llm/errors.js';
+import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
 import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry } from '../llm/retry.js';
@@ -159,7 +159,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
       }
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError || opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
-      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
+      const hint = failureHint(failure.status, { model: model!.id });
+      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint });
     }
   }
 

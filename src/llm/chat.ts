@@ -12,7 +12,7 @@ import { pino, type Logger } from 'pino';
 import { classifyAttempt, NoCompletionError, noCompletion, readAnswerBody } from './answer-shape.js';
 import { answerUsage, failedAttemptCharge } from './answer-usage.js';
 import { worstCase, type Budget, type Reservation } from './budget.js';
-import { BudgetExceededError, DeadlineExceededError, ModelCallError, UnknownModelError } from './errors.js';
+import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
 import { attemptFailure, mayBeBilled, reportedCause, withRetry, type FailureClass } from './retry.js';
@@ -300,7 +300,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
       // A retry the budget refused ends the call as the first attempt's refusal would: a budget stop, not a failure.
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
       const failure = classifyAttempt(err);
-      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err) });
+      const hint = failureHint(failure.status, body);
+      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint });
     }
   }
 

@@ -1,5 +1,6 @@
 // The one configured OpenAI-compatible client: base URL, key and timeout from settings; the SDK never retries.
 import OpenAI from 'openai';
+import { withOpenAiErrorBodies } from './error-body.js';
 import { createHttpFetch } from './http-fetch.js';
 import type { LlmSettings } from './settings.js';
 
@@ -21,8 +22,9 @@ export function createLlmClient(settings: Pick<LlmSettings, 'baseUrl' | 'apiKey'
     // (4 x 3 = 12 requests), hide attempts from the ledger and ignore our deadline.
     maxRetries: 0,
     // node:http with keep-alive instead of the global fetch: the same requests for less CPU each (http-fetch.ts),
-    // and a cap on the answer's size, which the server does not get to choose.
-    fetch: createHttpFetch({ maxResponseBytes: settings.maxResponseBytes }),
+    // and a cap on the answer's size, which the server does not get to choose. Error answers in other servers' shapes
+    // are given OpenAI's, so the error keeps what the server said (error-body.ts).
+    fetch: withOpenAiErrorBodies(createHttpFetch({ maxResponseBytes: settings.maxResponseBytes })),
   });
 }
 

@@ -22,9 +22,11 @@ export class ModelCallError extends LlmError {
   readonly retryable: boolean;
   readonly attempts: number;
 
-  constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown }) {
+  /** `hint` is ours, not the provider's: what an operator can check, appended after the provider's words. */
+  constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown; hint?: string }) {
     const reason = logSafeText(args.cause instanceof Error ? args.cause.message : String(args.cause), 300);
-    super(`model call failed for agent ${args.agent} (model ${args.model}, status ${args.status ?? 'none'}, ${args.attempts} attempt(s)): ${reason}`, { cause: args.cause });
+    const hint = args.hint ? `; ${args.hint}` : '';
+    super(`model call failed for agent ${args.agent} (model ${args.model}, status ${args.status ?? 'none'}, ${args.attempts} attempt(s)): ${reason}${hint}`, { cause: args.cause });
     this.name = 'ModelCallError';
     this.agent = args.agent;
     this.model = args.model;
@@ -135,4 +137,19 @@ export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): string[]
     if (issue.code === 'invalid_value') return `"${at}" must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     return `"${at}": ${issue.message}`;
   });
+}
+
+/**
+ * What the operator can check after the server refused a request (ModelCallError's hint): a 404 is the wrong base URL
+ * or a model the server does not serve; a 400 or 422 names what this request needed from the server.
+ */
+export function failureHint(status: number | null, body: { model: string; tools?: unknown[]; response_format?: { type?: string } }): string | undefined {
+  if (status === 404) return `check that LLM_BASE_URL is the server's OpenAI-compatible root (it ends in /v1) and that the server serves model ${body.model}`;
+  if (status !== 400 && status !== 422) return undefined;
+  const needs = [
+    ...(body.response_format?.type === 'json_schema' ? ['a json_schema response_format'] : []),
+    ...(body.tools && body.tools.length > 0 ? ['tools (function calling)'] : []),
+  ];
+  if (needs.length === 0) return undefined;
+  return `the request used ${needs.join(' and ')}, which the server must support for model ${body.model} (docs/operations.md, Local model servers)`;
 }
