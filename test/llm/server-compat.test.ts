@@ -8,6 +8,8 @@ import { createLlmEmbedder } from '../../src/embeddings/llm-embedder.js';
 import { createBudget } from '../../src/llm/budget.js';
 import { ModelCallError, StructuredOutputError } from '../../src/llm/errors.js';
 import { ask } from '../../src/llm/structured.js';
+import { runTools } from '../../src/llm/tool-runner.js';
+import { createToolRegistry, defineTool } from '../../src/llm/tools.js';
 import { type FakeReply } from '../support/fake-llm-server.js';
 import { ORG, setupLlm, type LlmHarness } from './harness.js';
 
@@ -131,6 +133,27 @@ test('embeddings with usage reported as zero are estimated and charged, to the l
   assert.equal(row!.tokensEstimated, true);
   assert.ok(row!.promptTokens > 0 && row!.costUsd > 0, JSON.stringify(row));
   assert.equal(budget.snapshot().spent.tokens, row!.promptTokens);
+});
+
+test('content null with no tool calls (a tool parser that swallowed the turn): re-asked as an empty answer, then given up, no value invented', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const tool = defineTool({ name: 'evaluate_filters', description: 'Counts.', parameters: z.object({}), handler: () => ({ count: 1 }), timeoutMs: 1_000, maxAttempts: 2 });
+  const loop = () =>
+    runTools({
+      caller: h.caller, agent: 'queryExpander', orgId: ORG, runId: 'run_1', registry: createToolRegistry([tool]),
+      messages: [{ role: 'system', content: 'Decide.' }, { role: 'user', content: 'x' }],
+      maxIterations: 4, maxTokens: 100_000, maxTokensPerTurn: 200, finalSchema: Reflection, schemaName: 'round_reflection',
+    });
+  const empty = completion({ content: null, tool_calls: [] }, { usage: { prompt_tokens: 80, completion_tokens: 3, total_tokens: 83 } });
+  h.server.script(empty, completion({ content: JSON.stringify(good) }));
+  const res = await loop();
+  assert.deepEqual([res.value, res.reasks], [good, 1]);
+  assert.match(String(h.server.chatRequests()[1]?.body.messages?.at(-1)?.content), /the answer was empty/);
+  h.setSettings({ reaskLimit: 0 });
+  h.server.script(empty);
+  await assert.rejects(loop(), StructuredOutputError);
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['invalid_output', 'ok', 'invalid_output']);
 });
 
 /** An SSE body as OpenAI, vLLM and Ollama stream a chat completion: role, content in pieces, finish, maybe usage, [DONE]. */
