@@ -1,5 +1,6 @@
 // The endpoint's embeddings: batched, through our retry layer and concurrency cap, one ledger row per attempt;
 // for a run, within its budget and deadline and under its id.
+import { errorInBody } from '../llm/answer-shape.js';
 import { estimateTokens, reportedTokens, type Reservation } from '../llm/budget.js';
 import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from '../llm/errors.js';
@@ -7,6 +8,7 @@ import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
 import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
+import { logSafeText } from '../text/log-safe-text.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 
 /** OpenAI accepts up to 2048 inputs per request; 256 keeps one request's body and latency modest on any server. */
@@ -116,7 +118,9 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               const items = Array.isArray(data?.data) ? (data.data as unknown[]) : [];
               const entries = items.map((d) => (d !== null && typeof d === 'object' ? (d as { index?: unknown; embedding?: unknown }) : {}));
               const vectors = entries.sort((a, b) => Number(a.index) - Number(b.index)).map((d) => d.embedding as number[]);
-              const bad = vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
+              // Some proxies answer an error with HTTP 200: its words say more than "0 vectors for N inputs".
+              const bodyError = errorInBody(data);
+              const bad = bodyError ? `the server answered HTTP 200 with an error: ${logSafeText(bodyError.message, 300)}` : vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
               await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId);
               if (bad) throw new EmbeddingShapeError(bad);
               return vectors;

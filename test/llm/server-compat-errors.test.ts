@@ -125,3 +125,14 @@ test('embeddings: a 404 (a model the server has not pulled) keeps its words and 
   assert.match(err.message, /not found, try pulling it first; check that LLM_BASE_URL .* serves model fake-embed/);
   assert.equal(h.server.requests.length, 1);
 });
+
+test("embeddings: HTTP 200 with an {\"error\": …} body names the server's error, not a count of vectors", async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const embedder = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger });
+  h.server.script(json(200, { error: { message: 'this model does not support embeddings', type: 'invalid_request_error' } }));
+  const err = await refusal(embedder.embed(['x'], { orgId: ORG }));
+  assert.match(err.message, /HTTP 200 with an error: this model does not support embeddings/);
+  assert.match(h.ledger.entries()[0]!.error ?? '', /does not support embeddings/);
+  assert.equal(h.server.requests.length, 1);
+});
