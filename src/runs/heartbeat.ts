@@ -1,6 +1,7 @@
 // A worker's lease heartbeat: renews the leases of the runs it drives, aborts those it lost, was asked to cancel or
 // could not renew before their lease ran out, and sweeps runs that died on every attempt or after a cancel.
 import type { Logger } from 'pino';
+import { createFailureStreak } from './failure-streak.js';
 import type { RunQueue } from './run-queue.js';
 import type { ActiveRun } from './worker.js';
 import type { Liveness } from './worker-liveness.js';
@@ -13,12 +14,14 @@ export interface HeartbeatDeps {
   heartbeatMs: number;
   liveness: Pick<Liveness, 'heartbeatDone'>;
   abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void;
-  log: Pick<Logger, 'warn'>;
+  log: Pick<Logger, 'warn' | 'info'>;
 }
 
 export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
   const { queue, active, leaseMs, abort } = deps;
   let renewalFailing = false;
+  // Every beat fails while the database is away: the first failure is logged, then a line at most every 30 s.
+  const beats = createFailureStreak({ log: deps.log, what: 'heartbeat' });
   const timer = setInterval(() => {
     // A run whose lease ran out while renewals failed (the database unreachable) is abandoned before its model calls
     // are paid for answers its fenced writes may not keep; it is claimed again once the database answers. A renewal
@@ -45,7 +48,7 @@ export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
       // worker died after a cancel was asked end cancelled.
       await queue.cancelAbandoned();
       await queue.failExhausted();
-    })().catch((err) => deps.log.warn({ err }, 'heartbeat failed'));
+    })().then(beats.succeeded, beats.failed);
   }, deps.heartbeatMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -19,6 +19,7 @@ import type { Search } from '../retrieval/search.js';
 import { scrubRole } from '../roles/scrub-role.js';
 import { runError } from './run-error.js';
 import type { Stop } from './run-schemas.js';
+import { createFailureStreak } from './failure-streak.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 import { startHeartbeat } from './heartbeat.js';
 import { createLiveness } from './worker-liveness.js';
@@ -80,6 +81,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   let wake: (() => void) | null = null;
   const liveness = createLiveness({ pollMs: opts.pollMs, heartbeatMs: opts.heartbeatMs, now: opts.now ?? (() => performance.now()) });
 
+  // While the database is away every poll's claim fails: the first failure is logged, then a line at most every 30 s.
+  const claims = createFailureStreak({ log, what: 'claim' });
   const heartbeat = startHeartbeat({ queue, active, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, liveness, abort, log });
 
   function abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void {
@@ -279,8 +282,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       if (active.size < opts.concurrency) {
         try {
           claimed = await queue.claim([...active.keys()]);
+          claims.succeeded();
         } catch (err) {
-          log.warn({ err }, 'claim failed');
+          claims.failed(err);
         }
       }
       if (claimed) {
