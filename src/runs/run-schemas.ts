@@ -40,7 +40,7 @@ export const CreateRunBodySchema = RunParamsSchema.extend({
 export const CreateRunForRoleBodySchema = RunParamsSchema.strict();
 
 export const IdempotencyHeadersSchema = z.object({
-  'idempotency-key': text(1, 200).optional().describe('Makes a retried POST with the same body return the first run.'),
+  'idempotency-key': text(1, 200).optional().describe('Makes a retried POST with the same body return the first run (not counted against the run-start rate limit once that run exists).'),
 });
 
 const subscoreShape = Object.fromEntries(

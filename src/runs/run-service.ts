@@ -117,6 +117,11 @@ export function createRunService(deps: {
       }
     },
 
+    /** Whether a run of the organisation was started with this Idempotency-Key: a start with it can only replay. */
+    async idempotencyKeyTaken(orgId: string, key: string): Promise<boolean> {
+      return (await runs.findByIdempotencyKey(orgId, key)) !== null;
+    },
+
     async get(orgId: string, id: string) {
       const run = await runs.get(orgId, id);
       if (!run) throw new NotFoundError('Matching run');

@@ -84,6 +84,27 @@ test('starting runs is limited per key across both run routes, before validation
   assertProblem(await post(bearer(key), `/v1/roles/${roleId}/matching-runs`, {}), 429, /too_many_requests$/);
 });
 
+test('a retry with an Idempotency-Key whose run exists is answered with that run, not 429, when the run limit is spent', async () => {
+  const { key } = await rt.services.apiKeys.create('retrier');
+  const roleId = (await post(bearer(key), '/v1/roles', GO_ROLE)).json().id;
+  const start = (payload: object, idempotencyKey?: string) =>
+    rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: { authorization: bearer(key), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) }, payload });
+  const first = await start({ roleId, maxIterations: 1 }, 'lost-answer');
+  assert.equal(first.statusCode, 202, first.body);
+  // The rest of the minute's allowance goes on other starts.
+  for (let i = 1; i < RUNS; i++) assert.equal((await start({})).statusCode, 400);
+  assertProblem(await start({ roleId }), 429, /too_many_requests$/);
+  // The client never saw the first answer (a network error) and sends the same request again.
+  const retried = await start({ roleId, maxIterations: 1 }, 'lost-answer');
+  assert.equal(retried.statusCode, 202, retried.body);
+  assert.equal(retried.json().id, first.json().id);
+  assert.equal(retried.headers.location, `/v1/matching-runs/${first.json().id}`);
+  // The key's other answers are the key's too: another body is 422, not 429.
+  assert.equal((await start({ roleId, maxIterations: 2 }, 'lost-answer')).statusCode, 422);
+  assertProblem(await start({ roleId, maxIterations: 1 }, 'a-new-key'), 429, /too_many_requests$/);
+  assertProblem(await post(bearer(key), `/v1/roles/${roleId}/matching-runs`, {}), 429, /too_many_requests$/);
+});
+
 test('a request carries at most 500 candidates: 501 answers 400 naming the field, and nothing is written', async () => {
   const { key } = await rt.services.apiKeys.create('bulk');
   const res = await post(bearer(key), '/v1/candidates', { candidates: Array.from({ length: 501 }, (_, i) => candidate(`b-${i}`)) });

@@ -1,5 +1,5 @@
 // /v1/matching-runs: start (idempotent), poll (ETag, Retry-After), list, events, cancel, trace.
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -63,6 +63,19 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   // 404: the role; 429: the rate limit, the runs in flight or the daily model budget.
   const accepted = { 202: RunSchema, ...standardErrors, ...notFound, 409: ProblemSchema, 422: ProblemSchema, ...limited };
 
+  // The run limit counts runs started. A start whose Idempotency-Key already names a run of the caller's organisation
+  // cannot start one: it is answered with that run (or 422 for another body), so it is not counted, and a client
+  // retrying a start whose answer it lost gets its run even with the minute's allowance spent. It costs what a read
+  // costs (reads are not limited). The check runs where the limiter does, before the body is parsed: a start without
+  // a taken key is counted whatever its body, as before.
+  const runRateLimit = { ...deps.runRateLimit, allowList: (request: FastifyRequest) => replaysTakenKey(request) };
+  async function replaysTakenKey(request: FastifyRequest): Promise<boolean> {
+    const key = request.headers['idempotency-key'];
+    // A key the header schema refuses is answered 400 later, and counted now.
+    if (!request.caller || typeof key !== 'string' || !IdempotencyHeadersSchema.safeParse({ 'idempotency-key': key }).success) return false;
+    return deps.runs.idempotencyKeyTaken(request.caller.orgId, key);
+  }
+
   /** A new run as created; a replayed one (same Idempotency-Key) as it is now. */
   async function answerStarted(reply: FastifyReply, orgId: string, started: { runId: string; run?: Run & { version: number } }) {
     const run = started.run ?? (await deps.runs.get(orgId, started.runId));
@@ -72,7 +85,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   }
 
   app.post('/v1/matching-runs', {
-    config: { rateLimit: deps.runRateLimit },
+    config: { rateLimit: runRateLimit },
     schema: {
       tags,
       summary: 'Start a matching run for an inline role or a stored one',
@@ -95,7 +108,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
   });
 
   app.post('/v1/roles/:id/matching-runs', {
-    config: { rateLimit: deps.runRateLimit },
+    config: { rateLimit: runRateLimit },
     schema: {
       tags,
       summary: 'Start a matching run for a stored role',
