@@ -1,6 +1,6 @@
 // The candidate resource as the HTTP contract defines it.
 import { z } from 'zod';
-import { SkillList, Timestamp, text } from '../http/schemas.js';
+import { SkillList, Timestamp, optional, text } from '../http/schemas.js';
 
 export const MAX_CANDIDATES_PER_REQUEST = 500;
 // 500 candidates of up to 100,000 plain ASCII characters each fit (multi-byte or escaped text takes more bytes, and
@@ -10,20 +10,22 @@ export const CANDIDATE_BODY_LIMIT = 64 * 1024 * 1024;
 export const CandidateInputSchema = z
   .object({
     externalId: text(1, 200).describe('Your id for this candidate; upserts are keyed by it.'),
-    name: text(1, 300).optional().describe('PII: returned only by candidate routes.'),
-    email: text(3, 320).optional().describe('PII: returned only by candidate routes.'),
-    phone: text(3, 50).optional().describe('PII: returned only by candidate routes.'),
-    headline: text(0, 300).optional(),
-    location: text(0, 200).optional(),
+    // Optional fields: null is left out, which an upsert clears (see optional).
+    name: optional(text(1, 300)).describe('PII: returned only by candidate routes.'),
+    email: optional(text(3, 320)).describe('PII: returned only by candidate routes.'),
+    phone: optional(text(3, 50)).describe('PII: returned only by candidate routes.'),
+    headline: optional(text(0, 300)),
+    location: optional(text(0, 200)),
     // Stored as a real: PostgreSQL refuses a non-zero number that rounds to 0 there (1e-320), and it would do so only
     // in the write, after the batch was embedded (and paid for) and without naming the item.
-    yearsExperience: z
-      .number()
-      .min(0)
-      .max(70)
-      .refine((v) => v === 0 || Math.fround(v) !== 0, { message: 'is too small to store: send 0 or a value of at least 1e-45' })
-      .optional(),
-    skills: SkillList.optional().describe('Extracted from the resume when absent.'),
+    yearsExperience: optional(
+      z
+        .number()
+        .min(0)
+        .max(70)
+        .refine((v) => v === 0 || Math.fround(v) !== 0, { message: 'is too small to store: send 0 or a value of at least 1e-45' }),
+    ),
+    skills: optional(SkillList).describe('Extracted from the resume when absent.'),
     resume: text(1, 100_000).describe('Markdown or plain text.'),
   })
   .strict();

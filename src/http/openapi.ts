@@ -7,7 +7,7 @@ import { PROBLEM_CONTENT_TYPE } from './problem.js';
 interface Operation {
   security?: unknown[];
   parameters?: Array<Record<string, unknown>>;
-  requestBody?: { required?: boolean };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Record<string, unknown> & { anyOf?: Array<Record<string, unknown>> } }> };
   responses?: Record<string, Response>;
 }
 interface Response {
@@ -77,8 +77,14 @@ export function completeDocument<T>(generated: T): T {
           schema: { type: 'string' },
         });
       }
-      // Every parameter of a run has a default: no body is needed.
-      if (method === 'post' && path === '/v1/roles/{id}/matching-runs' && op.requestBody) op.requestBody.required = false;
+      // Every parameter of a run has a default: no body is needed. The route's schema takes a missing body as null
+      // (fastify's), but a body that is there must be an object (a JSON null is a 400): the document lists the object.
+      if (method === 'post' && path === '/v1/roles/{id}/matching-runs' && op.requestBody) {
+        op.requestBody.required = false;
+        const json = op.requestBody.content?.['application/json'];
+        const object = json?.schema?.anyOf?.find((s) => s.type !== 'null');
+        if (json && object) json.schema = object;
+      }
     }
   }
   const metrics = doc.paths?.['/metrics']?.get?.responses?.['200'];

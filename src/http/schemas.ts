@@ -15,6 +15,27 @@ export function text(min: number, max: number) {
     .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode text (a lone surrogate escape was sent)' });
 }
 
+/**
+ * An optional field of a request body. Left out or sent as JSON null it has no value (the parsed body holds
+ * undefined): many clients' serializers write null for a field without one, and our answers carry null for such a
+ * field. Nothing is updated in place (an upsert replaces the whole candidate, a role and a run's parameters are set
+ * once), so null has no meaning of its own to keep apart from "left out".
+ */
+export function optional<T extends z.ZodType>(schema: T) {
+  return schema
+    .nullish()
+    .transform((v) => v ?? undefined)
+    .optional();
+}
+
+/** A request field with a default, taken when the field is left out or sent as null (see optional). */
+export function withDefault<T extends z.ZodType>(schema: T, value: z.util.NoUndefined<z.output<T>>) {
+  return schema
+    .nullable()
+    .default(value)
+    .transform((v) => v ?? value);
+}
+
 export const IdParamsSchema = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
 
 export const Timestamp = z.iso.datetime().describe('ISO-8601 UTC timestamp');

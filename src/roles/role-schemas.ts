@@ -1,18 +1,19 @@
 // The role resource as the HTTP contract defines it.
 import { z } from 'zod';
-import { SkillList, Timestamp, text } from '../http/schemas.js';
+import { SkillList, Timestamp, optional, text } from '../http/schemas.js';
 import { SENIORITIES } from '../matching/domain.js';
 
 export const RoleInputSchema = z
   .object({
     title: text(1, 300),
     description: text(1, 50_000),
-    mustHaveSkills: SkillList.optional(),
-    niceToHaveSkills: SkillList.optional(),
-    location: text(0, 200).optional(),
-    remote: z.boolean().optional(),
-    seniority: z.enum(SENIORITIES).optional(),
-    minYearsExperience: z.number().int().min(0).max(70).optional(),
+    // Optional fields: null is left out (see optional).
+    mustHaveSkills: optional(SkillList),
+    niceToHaveSkills: optional(SkillList),
+    location: optional(text(0, 200)),
+    remote: optional(z.boolean()),
+    seniority: optional(z.enum(SENIORITIES)),
+    minYearsExperience: optional(z.number().int().min(0).max(70)),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 // The matching-run resource as the HTTP contract defines it.
 import { z } from 'zod';
-import { Timestamp, text } from '../http/schemas.js';
+import { Timestamp, optional, text, withDefault } from '../http/schemas.js';
 import { ENGINES, SUBSCORE_BOUNDS } from '../matching/domain.js';
 import { RoleInputSchema } from '../roles/role-schemas.js';
 
@@ -11,31 +11,59 @@ export const FINISHED_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', '
 export const STOP_REASONS = ['target_reached', 'reflector', 'max_iterations', 'budget', 'exhausted', 'cancelled', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+const maxIterations = z.number().int().min(1).max(10);
+const scoreThreshold = z.number().int().min(0).max(100);
+const targetStrong = z.number().int().min(1).max(100);
+const scoreLimit = z.number().int().min(1).max(50);
+const maxTokens = z.number().int().min(1000).max(50_000_000);
+const maxCostUsd = z.number().min(0).max(1000);
+const DEFAULT_BUDGET = { maxTokens: 200_000, maxCostUsd: 2 };
+const DESCRIBED = {
+  scoreThreshold: 'A "strong" candidate scores at least this.',
+  targetStrong: 'Stop once this many strong candidates are found.',
+  scoreLimit: 'Candidates scored per iteration.',
+};
+
+/** A run's parameters as a request gives them: each may be left out or null, and then takes its default. */
 export const RunParamsSchema = z.object({
-  maxIterations: z.number().int().min(1).max(10).default(3),
-  scoreThreshold: z.number().int().min(0).max(100).default(70).describe('A "strong" candidate scores at least this.'),
-  targetStrong: z.number().int().min(1).max(100).default(5).describe('Stop once this many strong candidates are found.'),
-  scoreLimit: z.number().int().min(1).max(50).default(15).describe('Candidates scored per iteration.'),
+  maxIterations: withDefault(maxIterations, 3),
+  scoreThreshold: withDefault(scoreThreshold, 70).describe(DESCRIBED.scoreThreshold),
+  targetStrong: withDefault(targetStrong, 5).describe(DESCRIBED.targetStrong),
+  scoreLimit: withDefault(scoreLimit, 15).describe(DESCRIBED.scoreLimit),
+  // A null budget, or a null limit in one, takes the default as withDefault does, in one transform: a transform inside
+  // the budget's object would drop the budget's default from the OpenAPI document (zod omits a default over one).
   budget: z
     .object({
-      maxTokens: z.number().int().min(1000).max(50_000_000).default(200_000),
-      maxCostUsd: z.number().min(0).max(1000).default(2),
+      maxTokens: maxTokens.nullable().default(DEFAULT_BUDGET.maxTokens),
+      maxCostUsd: maxCostUsd.nullable().default(DEFAULT_BUDGET.maxCostUsd),
     })
     .strict()
-    .default({ maxTokens: 200_000, maxCostUsd: 2 }),
+    .nullable()
+    .default(DEFAULT_BUDGET)
+    .transform((b) => ({ maxTokens: b?.maxTokens ?? DEFAULT_BUDGET.maxTokens, maxCostUsd: b?.maxCostUsd ?? DEFAULT_BUDGET.maxCostUsd })),
 });
 export type RunParams = z.output<typeof RunParamsSchema>;
 
+/** A run's parameters as its answers carry them: every one set. (A response schema has no transforms to encode.) */
+const RunParamsAnswerSchema = z.object({
+  maxIterations,
+  scoreThreshold: scoreThreshold.describe(DESCRIBED.scoreThreshold),
+  targetStrong: targetStrong.describe(DESCRIBED.targetStrong),
+  scoreLimit: scoreLimit.describe(DESCRIBED.scoreLimit),
+  budget: z.object({ maxTokens, maxCostUsd }),
+});
+
 export const CreateRunBodySchema = RunParamsSchema.extend({
-  role: RoleInputSchema.optional().describe('The role, given inline (it is stored).'),
-  roleId: z.uuid().optional().describe('A stored role.'),
+  // Null is left out (see optional): { "role": {...}, "roleId": null } names one role.
+  role: optional(RoleInputSchema).describe('The role, given inline (it is stored).'),
+  roleId: optional(z.uuid()).describe('A stored role.'),
 })
   .strict()
   .refine((b) => (b.role === undefined) !== (b.roleId === undefined), {
     message: 'give exactly one of "role" and "roleId"',
     path: ['role'],
   })
-  .describe('The role, inline ("role") or stored ("roleId"): exactly one of them; run parameters left out take their defaults.');
+  .describe('The role, inline ("role") or stored ("roleId"): exactly one of them; run parameters left out (or null) take their defaults.');
 
 export const CreateRunForRoleBodySchema = RunParamsSchema.strict();
 
@@ -94,7 +122,7 @@ export const RunSchema = z
     roleId: z.uuid(),
     status: z.enum(RUN_STATUSES),
     engine: z.enum(ENGINES),
-    params: RunParamsSchema,
+    params: RunParamsAnswerSchema,
     createdAt: Timestamp,
     startedAt: Timestamp.nullable(),
     finishedAt: Timestamp.nullable(),

@@ -86,14 +86,19 @@ test('POST /v1/candidates answers 200 { items: [{ externalId, id, status }] }, i
   for (const bad of [{ candidates: [] }, { candidates: [{ externalId: 'no-resume' }] }]) assertProblem(await call('POST', '/v1/candidates', bad), 400);
 });
 
-test('an upsert replaces the candidate: a field left out is cleared; null is refused with its path (docs/api.md)', async () => {
+test('an upsert replaces the candidate: a field left out (or null) is cleared; a required one null is refused with its path (docs/api.md)', async () => {
   const { id } = (await call('POST', '/v1/candidates', { candidates: [candidate('replaced', { phone: '+44 20 7946 0000' })] })).json().items[0];
   const again = await call('POST', '/v1/candidates', { candidates: [{ externalId: 'replaced', resume: 'Go engineer.' }] });
   assert.deepEqual(again.json().items, [{ externalId: 'replaced', id, status: 'updated' }]);
   const got = (await call('GET', `/v1/candidates/${id}`)).json();
   assert.deepEqual([got.name, got.email, got.phone, got.resume], [null, null, null, 'Go engineer.']);
-  const refused = assertProblem(await call('POST', '/v1/candidates', { candidates: [{ externalId: 'replaced', resume: 'x', email: null }] }), 400);
-  assert.deepEqual(refused.errors.map((e: Json) => e.path), ['body.candidates.0.email']);
+  await call('POST', '/v1/candidates', { candidates: [candidate('replaced', { phone: '+44 20 7946 0000' })] });
+  const nulls = await call('POST', '/v1/candidates', { candidates: [{ externalId: 'replaced', resume: 'Go engineer.', name: null, email: null, phone: null }] });
+  assert.deepEqual(nulls.json().items, [{ externalId: 'replaced', id, status: 'updated' }]);
+  const cleared = (await call('GET', `/v1/candidates/${id}`)).json();
+  assert.deepEqual([cleared.name, cleared.email, cleared.phone, cleared.resume], [null, null, null, 'Go engineer.']);
+  const refused = assertProblem(await call('POST', '/v1/candidates', { candidates: [{ externalId: 'replaced', resume: null }] }), 400);
+  assert.deepEqual(refused.errors.map((e: Json) => e.path), ['body.candidates.0.resume']);
 });
 
 test('POST /v1/roles: 201, Location, and the role with its fields; GET answers the same role', async () => {
