@@ -3,22 +3,12 @@ import type { Logger } from 'pino';
 import { createApiKeyStore } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { databaseFault, openDatabase, sqlState, type Database } from './db/database.js';
+import { shownDatabaseUrl } from './db/database-url.js';
 import { migrate } from './db/migrate.js';
 
 /** DATABASE_URL names a server this process cannot reach or may not use: the boot stops with this message alone. */
 export class DatabaseUnreachableError extends Error {
   override name = 'DatabaseUnreachableError';
-}
-
-/** The URL without its password, for a message. */
-function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(DATABASE_URL)';
-  }
 }
 
 /**
@@ -34,7 +24,7 @@ function unreachable(err: unknown, url: string): DatabaseUnreachableError | unde
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   const why = cause instanceof Error ? cause.message : String(cause);
   const what = refused ? 'the database refused this service' : 'cannot reach the database';
-  return new DatabaseUnreachableError(`${what} at ${shownUrl(url)} (DATABASE_URL): ${why}. Check DATABASE_URL and that the server is up.`);
+  return new DatabaseUnreachableError(`${what} at ${shownDatabaseUrl(url)} (DATABASE_URL): ${why}. Check DATABASE_URL and that the server is up.`);
 }
 
 /** `timeouts: false`: no statement or lock timeout (the CLI's one-shot commands, which a person watches). */

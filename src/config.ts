@@ -1,5 +1,6 @@
 // The one place that reads the environment: turns it into a typed, validated Config at start.
 import { z } from 'zod';
+import { databaseUrlProblem } from './db/database-url.js';
 import { parseLlmSettings, type LlmSettings } from './llm/settings.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -11,7 +12,15 @@ const list = z
 export const ENV_SCHEMA = z.object({
   PORT: int(0, 65535).default(3000).describe('HTTP port'),
   HOST: z.string().min(1).default('127.0.0.1').describe('HTTP listen address (the Docker image sets 0.0.0.0)'),
-  DATABASE_URL: z.url().optional().describe('PostgreSQL with pgvector; unset: the embedded PGlite'),
+  // What pg takes, unix sockets included (postgres://user@/db?host=/var/run/postgresql is no URL to z.url()).
+  DATABASE_URL: z
+    .string()
+    .superRefine((url, ctx) => {
+      const problem = databaseUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional()
+    .describe('PostgreSQL with pgvector; unset: the embedded PGlite'),
   DATA_DIR: z.string().min(1).default('./.data').describe('embedded database files; memory:// keeps nothing'),
   DB_POOL_MAX: int(1, 200).default(10).describe('connections in the process-wide pool'),
   CACHE_TTL_MS: int(0, 600_000)
