@@ -4,8 +4,9 @@
 // `internalQuery` and `hint`; its message can quote a value ('invalid input syntax for type uuid: "jane@x.com"').
 // The openai client's APIError carries the model server's parsed error body and headers, and the body may echo the
 // request. So errors are logged from an allow-list of diagnostic fields, with their words scrubbed and quoted values cut.
+import { APIError } from 'openai';
 import pg from 'pg';
-import { LlmError } from './llm/errors.js';
+import { LlmError, ModelCallError } from './llm/errors.js';
 import { clip, logSafeText, MAX_MESSAGE_CHARS } from './text/log-safe-text.js';
 import { scrub } from './text/scrubber.js';
 
@@ -53,16 +54,28 @@ function errorName(err: Error): string {
   return typeof err.name === 'string' && err.name ? err.name : err.constructor?.name || 'Error';
 }
 
+/**
+ * A model server's answer as an error (the openai client's APIError with the answer's status): its message is the
+ * server's error body, which may echo the request, and only the caller knows what was sent. A ModelCallError around it
+ * carries the words with the echo cut (`reason`), which stand for it; met alone, its words are left out.
+ */
+function isServerAnswer(err: Error): err is APIError {
+  return err instanceof APIError && typeof err.status === 'number';
+}
+const SERVER_WORDS_LEFT_OUT = "(the model server's words are not logged here: they may echo the request)";
+
 /** pino's `err` serializer: an allow-list of what an error may tell a log, with its cause and aggregated errors. */
-export function serializeError(value: unknown, depth = 0): unknown {
+export function serializeError(value: unknown, depth = 0, serverWords?: string): unknown {
   if (typeof value === 'string') return logSafeText(value);
   if (!(value instanceof Error)) {
     if (value === null || typeof value !== 'object') return value;
     return { type: 'NonError', message: logSafeText(safeJson(value)) };
   }
   const name = errorName(value);
-  const message = errorMessage(value);
+  const message = isServerAnswer(value) ? (serverWords ?? `${value.status} ${SERVER_WORDS_LEFT_OUT}`) : errorMessage(value);
   const out: Record<string, unknown> = { type: value.constructor?.name || name, name, message };
+  // The OpenAI error type ("invalid_request_error"), beside its code: `type` is the error's class here.
+  if (isServerAnswer(value) && typeof value.type === 'string') out.errorType = logSafeText(value.type, MAX_FIELD_CHARS);
   const stack = safeStack(value, name, message);
   if (stack !== undefined) out.stack = stack;
   for (const field of KEPT_FIELDS) {
@@ -73,7 +86,7 @@ export function serializeError(value: unknown, depth = 0): unknown {
   const issues = (value as { issues?: unknown }).issues;
   if (Array.isArray(issues) && issues.every((i) => typeof i === 'string')) out.issues = issues.slice(0, 5).map((i) => logSafeText(i, 200));
   if (depth < MAX_DEPTH) {
-    if (value.cause !== undefined) out.cause = serializeError(value.cause, depth + 1);
+    if (value.cause !== undefined) out.cause = serializeError(value.cause, depth + 1, value instanceof ModelCallError ? value.reason : undefined);
     const errors = (value as { errors?: unknown }).errors;
     if (value instanceof AggregateError && Array.isArray(errors)) out.errors = errors.slice(0, 5).map((e) => serializeError(e, depth + 1));
   }

@@ -128,7 +128,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               if (err instanceof EmbeddingShapeError) throw err;
               const failure = classifyFailure(err);
               const outcome = failure.kind === 'rate_limited' || failure.kind === 'quota' ? 'rate_limited' : failure.kind === 'timeout' ? 'timeout' : 'error';
-              const { message, requestId } = attemptFailure(err);
+              const { message, requestId } = attemptFailure(err, null, batch.join('\n'));
               // Sent and never answered (timeout, abort, connection lost after sending): the provider may bill it,
               // so it is charged its estimated input, and the row says the figure is ours.
               const billed = !abortedBeforeSend && mayBeBilled(err, failure);
@@ -164,7 +164,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError || opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
       const hint = failureHint(failure.status, { model: model!.id });
-      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint });
+      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: batch.join('\n') });
     }
   }
 

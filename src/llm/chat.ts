@@ -183,6 +183,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
     const log = req.logger ?? logger;
     const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
     const promptText = JSON.stringify({ messages: body.messages, tools: body.tools, response_format: body.response_format });
+    // The request's words, for cutting what an error body echoes of them (withoutEcho): the JSON's escapes are no words.
+    const sent = () => promptText.replace(/\\(?:u[0-9a-fA-F]{4}|.)/g, ' ');
     const deadlines = [req.deadline, req.budget?.deadline].filter((d): d is number => d !== undefined);
     const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
 
@@ -248,7 +250,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
               // Its ledger row is written already.
               if (err instanceof NoCompletionError) throw err;
               const failure = classifyAttempt(err);
-              const { message, requestId: errorRequestId } = attemptFailure(err, requestId);
+              const { message, requestId: errorRequestId } = attemptFailure(err, requestId, sent());
               const latencyMs = now() - started;
               // A request that was sent and never answered may still be billed (a slow provider bills every timed-out
               // attempt): it is charged its estimated prompt, the reservation's estimate, and the row says so.
@@ -301,7 +303,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
       const failure = classifyAttempt(err);
       const hint = failureHint(failure.status, body);
-      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint });
+      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent() });
     }
   }
 

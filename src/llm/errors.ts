@@ -11,7 +11,8 @@ export abstract class LlmError extends Error {
 /**
  * The provider failed (or never answered) after our retries; `status` is the provider's HTTP status, if any. The
  * provider's words (the openai client puts the error body in its message, and a body may echo the request) are kept
- * scrubbed, with quoted values cut and clipped: this message reaches logs and the run's owner.
+ * scrubbed, with quoted values and what they echo of `sent` (the request's text) cut, and clipped: this message reaches
+ * logs and the run's owner, and `reason` (those words alone) stands for the cause's message in a log line.
  */
 export class ModelCallError extends LlmError {
   readonly code = 'model_call_failed';
@@ -21,10 +22,14 @@ export class ModelCallError extends LlmError {
   readonly status: number | null;
   readonly retryable: boolean;
   readonly attempts: number;
+  readonly reason: string;
 
-  /** `hint` is ours, not the provider's: what an operator can check, appended after the provider's words. */
-  constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown; hint?: string }) {
-    const reason = logSafeText(args.cause instanceof Error ? args.cause.message : String(args.cause), 300);
+  /**
+   * `hint` is ours, not the provider's: what an operator can check, appended after the provider's words. `sent`: the
+   * request's text, whose echo in the provider's words is cut (src/text/without-echo.ts).
+   */
+  constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown; hint?: string; sent?: string }) {
+    const reason = logSafeText(args.cause instanceof Error ? args.cause.message : String(args.cause), 300, args.sent);
     const hint = args.hint ? `; ${args.hint}` : '';
     super(`model call failed for agent ${args.agent} (model ${args.model}, status ${args.status ?? 'none'}, ${args.attempts} attempt(s)): ${reason}${hint}`, { cause: args.cause });
     this.name = 'ModelCallError';
@@ -33,6 +38,7 @@ export class ModelCallError extends LlmError {
     this.status = args.status;
     this.retryable = args.retryable;
     this.attempts = args.attempts;
+    this.reason = reason;
   }
 }
 

@@ -62,12 +62,13 @@ function tooLarge(err: unknown): ResponseTooLargeError | null {
 /**
  * What a failed attempt's ledger row says: the message (our fetch's own rather than the SDK's "Connection error."
  * around it) and the request id, the provider's where it sent one, else `fallback`. The message is the provider's
- * error body, which may echo the request: scrubbed, with quoted values cut, as a log line would carry it.
+ * error body, which may echo the request (`sent`, its text): scrubbed, with quoted values and the echo cut, as a log
+ * line would carry it.
  */
-export function attemptFailure(err: unknown, fallback: string | null = null): { message: string; requestId: string | null } {
+export function attemptFailure(err: unknown, fallback: string | null = null, sent = ''): { message: string; requestId: string | null } {
   const named = tooLarge(err);
   const cause = named ?? err;
-  const message = logSafeText(cause instanceof Error ? cause.message : String(cause), 1000);
+  const message = logSafeText(cause instanceof Error ? cause.message : String(cause), 1000, sent);
   return { message, requestId: named?.requestId ?? (err as { requestID?: string | null } | null)?.requestID ?? fallback };
 }
 
