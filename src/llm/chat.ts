@@ -183,8 +183,10 @@ export function createChatCaller(deps: ChatCallerDeps) {
     const log = req.logger ?? logger;
     const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
     const promptText = JSON.stringify({ messages: body.messages, tools: body.tools, response_format: body.response_format });
-    // The request's words, for cutting what an error body echoes of them (withoutEcho): the JSON's escapes are no words.
-    const sent = () => promptText.replace(/\\(?:u[0-9a-fA-F]{4}|.)/g, ' ');
+    // The messages' words, for cutting what an error body echoes of them (withoutEcho). Only the messages can hold a
+    // candidate's text: the tools and the response format are our own schemas, whose words ("response_format type
+    // json_schema") a server's refusal must be able to name.
+    const sent = () => body.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''))).join('\n');
     const deadlines = [req.deadline, req.budget?.deadline].filter((d): d is number => d !== undefined);
     const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
 
