@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database, Queryable } from './database.js';
+import { sqlState, type Database, type Queryable } from './database.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same in every process that migrates.
@@ -37,7 +37,7 @@ export class MigrationError extends Error {
 
 /** Safe when several processes boot at once: each migration takes a transaction-scoped advisory lock. */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
-  await assertPgvectorAvailable(db);
+  const database = await assertPgvectorAvailable(db);
   const applied: string[] = [];
   for (const m of await readMigrations(dir)) {
     const didApply = await db.withTransaction(async (tx) => {
@@ -50,7 +50,9 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
         }
         return false;
       }
-      await tx.query(m.sql);
+      await tx.query(m.sql).catch((err: unknown) => {
+        throw refusedPrivilege(err, m, database) ?? err;
+      });
       await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
       return true;
     }, { maintenance: true });
@@ -73,8 +75,34 @@ export async function migrationsApplied(db: Queryable, expected: number): Promis
   return (r.rows[0]?.n ?? 0) >= expected;
 }
 
-async function assertPgvectorAvailable(db: Database): Promise<void> {
-  const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'");
+// SQLSTATE 42501: the role may not do what the migration does.
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * A migration the role of DATABASE_URL may not apply, as what to do about it. pgvector is not a trusted extension:
+ * CREATE EXTENSION vector needs a superuser (or a managed service's admin role), which a production role seldom is.
+ */
+function refusedPrivilege(err: unknown, m: Migration, database: string): MigrationError | undefined {
+  if (sqlState(err) !== INSUFFICIENT_PRIVILEGE) return undefined;
+  const why = err instanceof Error ? err.message : String(err);
+  const quoted = `"${database.replaceAll('"', '""')}"`;
+  if (/extension "vector"/.test(why)) {
+    return new MigrationError(
+      `migration ${m.name}: ${why}: the role DATABASE_URL names may not create the vector extension. Have a superuser ` +
+        `run CREATE EXTENSION vector; in database ${quoted} once, then start again (docs/operations.md, Scaling out).`,
+    );
+  }
+  return new MigrationError(
+    `migration ${m.name}: ${why}: the role DATABASE_URL names must own database ${quoted}, or may create in its schema, ` +
+      'to apply migrations (docs/operations.md, Scaling out).',
+  );
+}
+
+/** Stops before any migration on a server without pgvector; the current database's name otherwise. */
+async function assertPgvectorAvailable(db: Database): Promise<string> {
+  const r = await db.query<{ n: number; database: string }>(
+    "SELECT (SELECT count(*)::int FROM pg_available_extensions WHERE name = 'vector') AS n, current_database() AS database",
+  );
   if ((r.rows[0]?.n ?? 0) === 0) {
     throw new MigrationError(
       'the PostgreSQL server at DATABASE_URL has no pgvector extension. Install it ' +
@@ -82,4 +110,5 @@ async function assertPgvectorAvailable(db: Database): Promise<void> {
         'see https://github.com/pgvector/pgvector#installation), or unset DATABASE_URL to use the embedded database.',
     );
   }
+  return r.rows[0]!.database;
 }

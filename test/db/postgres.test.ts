@@ -1,8 +1,9 @@
 // What only a real PostgreSQL server can show: run with TEST_DATABASE_URL (npm run test:postgres); skipped without it.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { migrate, readMigrations } from '../../src/db/migrate.js';
+import { migrate, MigrationError, readMigrations } from '../../src/db/migrate.js';
 import { DatabaseFaultError } from '../../src/errors.js';
 import { createTestDatabase, socketUrl } from '../support/database.js';
 import { createPostgresTestDatabase, TEST_DATABASE_URL } from '../support/postgres.js';
@@ -47,6 +48,39 @@ test('concurrent boots on PostgreSQL apply every migration exactly once', { skip
   } finally {
     await Promise.all(pools.map((db) => db.close()));
     await made.drop();
+  }
+});
+
+test('a role that may not create the vector extension stops the migration with what to run, and migrates once it exists', { skip }, async () => {
+  // A production role owns its database but is no superuser; pgvector is not a trusted extension, so CREATE EXTENSION
+  // needs one. The boot stopped with the driver's stack trace and nothing to do about it.
+  const made = await createPostgresTestDatabase({ migrated: false });
+  const database = new URL(made.url).pathname.slice(1);
+  const role = `tm_app_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const server = await open(TEST_DATABASE_URL!);
+  await server.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER`);
+  await server.query(`ALTER DATABASE "${database}" OWNER TO ${role}`);
+  const url = new URL(made.url);
+  url.username = role;
+  url.password = '';
+  const app = await open(url.toString());
+  try {
+    await assert.rejects(migrate(app), (err) => {
+      assert.ok(err instanceof MigrationError, String(err));
+      assert.match(err.message, /may not create the vector extension/);
+      assert.ok(err.message.includes(`CREATE EXTENSION vector; in database "${database}"`), err.message);
+      return true;
+    });
+    const table = await app.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
+    assert.equal(table.rows[0]!.t, null, 'nothing of the failed migration was kept');
+    const superuser = await open(made.url);
+    await superuser.query('CREATE EXTENSION vector').finally(() => superuser.close());
+    const applied = await migrate(app);
+    assert.deepEqual(applied, (await readMigrations()).map((m) => m.name), 'the role migrates once the extension exists');
+  } finally {
+    await app.close();
+    await made.drop();
+    await server.query(`DROP ROLE ${role}`).finally(() => server.close());
   }
 });
 
