@@ -67,12 +67,19 @@ async function ensureMigrationsTable(tx: Queryable): Promise<void> {
     applied_at timestamptz NOT NULL DEFAULT now())`);
 }
 
-/** True when every migration in dir is recorded as applied: what /readyz reports. */
+/** How many migrations the database records as applied (0 before the first): /readyz compares it with the release's. */
+export async function appliedMigrationCount(db: Queryable): Promise<number> {
+  const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations').catch((err: unknown) => {
+    // 42P01: no schema_migrations table yet. A fault (the database away, the pool full) is the caller's to name.
+    if (sqlState(err) === '42P01') return { rows: [{ n: 0 }] };
+    throw err;
+  });
+  return r.rows[0]?.n ?? 0;
+}
+
+/** True when every migration in dir is recorded as applied. */
 export async function migrationsApplied(db: Queryable, expected: number): Promise<boolean> {
-  const r = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM schema_migrations WHERE to_regclass('schema_migrations') IS NOT NULL",
-  ).catch(() => ({ rows: [{ n: 0 }] }));
-  return (r.rows[0]?.n ?? 0) >= expected;
+  return (await appliedMigrationCount(db).catch(() => 0)) >= expected;
 }
 
 // SQLSTATE 42501: the role may not do what the migration does.

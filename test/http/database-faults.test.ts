@@ -39,6 +39,9 @@ test('the database gone: requests answer 503 database_unavailable, /readyz 503, 
     const ready = await rt.app!.inject({ url: '/readyz' });
     assert.equal(ready.statusCode, 503);
     assert.equal(ready.json().type, 'https://talent-matcher.dev/problems/not_ready');
+    // What an operator reads on an unhealthy container: the cause, not a list of possible ones.
+    assert.match(ready.json().detail, /^The database cannot be reached/);
+    assert.doesNotMatch(ready.json().detail, /migrations/);
     assert.equal((await rt.app!.inject({ url: '/healthz' })).statusCode, 200, 'the process itself is up');
     assert.ok(rt.logs.some((l) => l.msg === 'database fault' && l.fault === 'database_unavailable'), 'the cause is logged');
   } finally {
@@ -73,9 +76,30 @@ test('no pooled connection free within DB_CONNECTION_TIMEOUT_MS answers 503 data
   const held = rt.db.withTransaction(() => new Promise<void>((resolve) => (release = resolve)));
   try {
     assertNamedProblem(await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() }), 'database_busy');
+    // The database answers: /readyz is not ready because the pool is full, and says so (it said "unreachable").
+    const ready = await rt.app!.inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.match(ready.json().detail, /^No pooled database connection came free within DB_CONNECTION_TIMEOUT_MS: .*DB_POOL_MAX/);
   } finally {
     release();
     await held;
   }
   assert.equal((await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() })).statusCode, 200);
+});
+
+test('/readyz names migrations missing from the database, how many, and what applies them', async () => {
+  const last = (await server.pglite.query<{ version: number; name: string; checksum: string }>(
+    'SELECT version, name, checksum FROM schema_migrations ORDER BY version DESC LIMIT 1',
+  )).rows[0]!;
+  const total = (await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations')).rows[0]!.n;
+  // A database restored from a backup older than the release: its last migration is not recorded.
+  await server.pglite.query('DELETE FROM schema_migrations WHERE version = $1', [last.version]);
+  try {
+    const ready = await rt.app!.inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.json().detail, `${total - 1} of the ${total} migrations of this release are applied: run migrate (node dist/cli.js migrate), or restart the process.`);
+  } finally {
+    await server.pglite.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [last.version, last.name, last.checksum]);
+  }
+  assert.equal((await rt.app!.inject({ url: '/readyz' })).statusCode, 200);
 });

@@ -2,8 +2,9 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Database } from '../../db/database.js';
-import { migrationsApplied } from '../../db/migrate.js';
+import { databaseFault, type Database } from '../../db/database.js';
+import { appliedMigrationCount } from '../../db/migrate.js';
+import type { DatabaseFault } from '../../errors.js';
 import type { Metrics } from '../../metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, ProblemSchema } from '../problem.js';
 
@@ -15,6 +16,26 @@ export interface HealthRouteDeps {
   refreshGauges(): Promise<void>;
   /** A worker process: why its worker is not ready to work (stopping, loop or heartbeat stalled), or null. */
   workerNotReady?: () => string | null;
+}
+
+// What a probe's reader (an operator looking at an unhealthy container) needs: which of the causes it is.
+const DATABASE_NOT_READY: Record<DatabaseFault, string> = {
+  database_unavailable: 'The database cannot be reached, or the connection to it was lost.',
+  database_busy:
+    'No pooled database connection came free within DB_CONNECTION_TIMEOUT_MS: all DB_POOL_MAX are in use (a pool too small for the load, or slow statements or lock waits).',
+  database_timeout: 'The database did not answer in time (DB_STATEMENT_TIMEOUT_MS, or a server that stopped answering).',
+};
+
+/** Why the database cannot serve this process yet, or null when it can. */
+async function databaseNotReady(db: Database, expected: number): Promise<string | null> {
+  try {
+    const applied = await appliedMigrationCount(db);
+    if (applied >= expected) return null;
+    return `${applied} of the ${expected} migrations of this release are applied: run migrate (node dist/cli.js migrate), or restart the process.`;
+  } catch (err) {
+    const fault = databaseFault(err);
+    return fault ? DATABASE_NOT_READY[fault] : 'The database could not be asked which migrations are applied.';
+  }
 }
 
 function notReady(reply: FastifyReply, detail: string) {
@@ -35,8 +56,8 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteDeps> = async (app, 
       response: { 200: z.object({ status: z.literal('ready') }), 503: ProblemSchema },
     },
     handler: async (_request, reply) => {
-      const ready = await migrationsApplied(deps.db, deps.expectedMigrations).catch(() => false);
-      if (!ready) return notReady(reply, 'The database is unreachable or migrations are not applied yet.');
+      const database = await databaseNotReady(deps.db, deps.expectedMigrations);
+      if (database) return notReady(reply, database);
       const stalled = deps.workerNotReady?.();
       if (stalled) return notReady(reply, stalled);
       return { status: 'ready' as const };
