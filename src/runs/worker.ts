@@ -22,6 +22,7 @@ import type { Stop } from './run-schemas.js';
 import { createFailureStreak } from './failure-streak.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 import { startHeartbeat } from './heartbeat.js';
+import { whileLeased } from './while-leased.js';
 import { createLiveness } from './worker-liveness.js';
 
 export interface WorkerOptions {
@@ -266,8 +267,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       const failure = runError(cause);
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
-        await queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` });
-        await handBack(run.id, { countAttempt: true });
+        // A fault of the database (an outage) fails these too: they are tried again while the run is still ours.
+        await whileLeased(active, () => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }));
+        await whileLeased(active, () => handBack(run.id, { countAttempt: true }));
         return;
       }
       await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, failure, runLog, run.startedAt);

@@ -84,6 +84,43 @@ test('the database gone mid-run: the run is abandoned when its lease runs out un
   }
 });
 
+test('a run whose write failed in a short outage is handed back once the database answers, not left to its lease', async () => {
+  // Measured on PostgreSQL 15: a 5 s restart failed every running run's next write at once, their hand-back failed
+  // too ("run could not be finished"), and they sat claimed until their lease ran out, 18 s after the database was back.
+  const released = gate();
+  let calls = 0;
+  const held = (agents: Agents): Agents => ({
+    ...agents,
+    scorer: {
+      score: async (input, ctx) => {
+        if (++calls === 1) await released.opened;
+        return agents.scorer.score(input, ctx);
+      },
+    },
+  });
+  // A lease far longer than the test waits: only a hand-back lets the run go on within it.
+  const worker = startTestWorker(rt, { wrap: held, leaseMs: 120_000, heartbeatMs: 200, pollMs: 50 });
+  try {
+    const runId = await startRun();
+    await waitFor(async () => calls >= 1, 20_000, 'the first scorer call');
+    await server.stop();
+    try {
+      // The scorer answers into the outage: writing its entry fails, and so the attempt.
+      released.open();
+      await waitFor(async () => rt.logs.some((l) => l.runId === runId && l.msg === 'run failed'), 10_000, 'the attempt to fail');
+    } finally {
+      await server.start();
+    }
+    await waitFor(async () => (await runRow(runId)).status === 'succeeded', 20_000, 'the run to be handed back and succeed well within its lease');
+    assert.equal((await runRow(runId)).attempts, 2, 'the failed attempt counted, then resumed once');
+    assert.ok(!rt.logs.some((l) => l.runId === runId && l.msg === 'run could not be finished'), 'the hand-back was written');
+    const retrying = await server.pglite.query("SELECT 1 FROM run_events WHERE run_id = $1 AND type = 'run.retrying'", [runId]);
+    assert.equal(retrying.rows.length, 1, 'one retrying event');
+  } finally {
+    await worker.stop(2_000);
+  }
+});
+
 test('a statement cancelled by the database for its timeout fails the attempt with a named error, and the run is retried', async () => {
   // The first write of a shortlist entry is cancelled as PostgreSQL cancels a statement past statement_timeout.
   await server.pglite.exec(`
