@@ -23,6 +23,7 @@ const BENCHES: Record<string, Bench> = {
       runs: numberOption(a, 'runs', 20),
       candidates: numberOption(a, 'count', 2000),
       latencyMs: numberOption(a, 'latency', 200),
+      jitterMs: numberOption(a, 'jitter', 10),
       cap: 32,
       ...(process.env.BENCH_NODE_ARGS ? { nodeArgs: process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) } : {}),
       ...(process.env.BENCH_SERVICE_ENV ? { serviceEnv: serviceEnv(process.env.BENCH_SERVICE_ENV) } : {}),
