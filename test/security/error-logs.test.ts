@@ -14,7 +14,7 @@ import { loggerOptions } from '../../src/logger.js';
 import { createTestDatabase } from '../support/database.js';
 import { fakeReply, startFakeLlmServer, type RecordedRequest } from '../support/fake-llm-server.js';
 import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, waitFor } from '../support/runtime.js';
+import { startRunUntil, startTestRuntime } from '../support/runtime.js';
 import { scriptedModel, userText } from '../support/scripted-model.js';
 
 const PERSON = { name: 'Jane Roe', email: 'jane.roe@example.com', phone: '+44 20 7946 0321', resume: 'Wrote the zorblaxian ledger' };
@@ -151,13 +151,8 @@ test('a run that fails on a model server error that echoes the prompt: the worke
   try {
     const pool = [...backendPool().slice(0, 3), candidate('jr', { name: PERSON.name, email: PERSON.email, phone: PERSON.phone, skills: ['Go'], resume: `${PERSON.name}\n${PERSON.email}\n${PERSON.resume} in Go.` })];
     assert.equal((await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: pool } })).statusCode, 200);
-    const started = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 2 } });
-    assert.equal(started.statusCode, 202, started.body);
-    const id = started.json().id as string;
-    const run = await waitFor(async () => {
-      const r = (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
-      return r.status === 'failed' ? r : null;
-    }, 60_000, 'the run to fail');
+    const run = await startRunUntil(rt, { role: GO_ROLE, maxIterations: 1, scoreLimit: 2 }, 'failed');
+    const id = run.id as string;
     assertNoPii(JSON.stringify(run.error), 'the run\'s error');
     const failed = rt.logs.find((l) => l.msg === 'run failed' && l.runId === id);
     assert.ok(failed, rt.logText());

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeReply, startFakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate, GO_ROLE } from '../support/fixtures.js';
-import { startTestRuntime, waitFor } from '../support/runtime.js';
+import { startRunUntil, startTestRuntime } from '../support/runtime.js';
 import { scriptedModel, userText } from '../support/scripted-model.js';
 
 const NAME = 'Sam Keller';
@@ -42,13 +42,8 @@ test('a run failing on a model error whose body echoes the prompt logs the statu
   const rt = await startTestRuntime({ MATCH_ENGINE: 'llm', LLM_BASE_URL: server.url, LLM_API_KEY: 'sk-test-echo', LLM_MODEL: 'fake-chat', LLM_MAX_RETRIES: '0', RUN_MAX_ATTEMPTS: '1' });
   try {
     assert.equal((await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: [SAM] } })).statusCode, 200);
-    const started = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 1 } });
-    assert.equal(started.statusCode, 202, started.body);
-    const id = started.json().id as string;
-    const run = await waitFor(async () => {
-      const r = (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
-      return r.status === 'failed' ? r : null;
-    }, 60_000, 'the run to fail');
+    const run = await startRunUntil(rt, { role: GO_ROLE, maxIterations: 1, scoreLimit: 1 }, 'failed');
+    const id = run.id as string;
     // The echo is realistic: the prompt the scorer was sent holds the name (and the scrubbed email).
     assert.ok(echoed.includes(NAME) && echoed.includes('[EMAIL]') && !echoed.includes(EMAIL), 'the prompt holds the name, not the email');
 

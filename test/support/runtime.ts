@@ -87,3 +87,14 @@ export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Starts a run through the API and waits until it has `status`; returns the run as GET answers it then. */
+export async function startRunUntil(rt: TestRuntime, payload: object, status: string, timeoutMs = 60_000): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const started = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload });
+  if (started.statusCode !== 202) throw new Error(`POST /v1/matching-runs answered ${started.statusCode}: ${started.body}`);
+  const id = started.json().id as string;
+  return waitFor(async () => {
+    const run = (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
+    return run.status === status ? run : null;
+  }, timeoutMs, `the run to be ${status}`);
+}
