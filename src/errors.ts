@@ -66,7 +66,7 @@ export class ServiceUnavailableError extends AppError {
  * may be retried (a run's attempt is retried by the worker's rules); the driver's own error, which can quote SQL or
  * data, is the `cause`, for the log only.
  */
-export type DatabaseFault = 'database_unavailable' | 'database_timeout' | 'database_busy';
+export type DatabaseFault = 'database_unavailable' | 'database_timeout' | 'database_busy' | 'database_conflict';
 
 const DATABASE_FAULTS: Record<DatabaseFault, { name: string; title: string; detail: string }> = {
   database_unavailable: {
@@ -83,6 +83,11 @@ const DATABASE_FAULTS: Record<DatabaseFault, { name: string; title: string; deta
     name: 'DatabaseBusyError',
     title: 'Database busy',
     detail: "Every database connection of the service stayed in use longer than a request may wait for one, so nothing was done; retry later.",
+  },
+  database_conflict: {
+    name: 'DatabaseConflictError',
+    title: 'Database conflict',
+    detail: 'The database rolled the work back on every attempt, each time for a conflict with concurrent work (a deadlock); nothing of it was kept; retry later.',
   },
 };
 

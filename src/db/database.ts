@@ -17,6 +17,8 @@ export interface Database extends Queryable {
   /**
    * Runs fn inside BEGIN/COMMIT on one connection; rolls back on throw. Never await a model inside. `maintenance`:
    * no statement or lock timeout (migrations and index builds may rightly take minutes, or wait for another process's).
+   * A transaction the server rolled back for a deadlock or a serialization failure is run again, fn included, from
+   * its start (see againOnConflict): fn must only send statements, not act outside the database.
    */
   withTransaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: { maintenance?: boolean }): Promise<T>;
   poolStats(): { total: number; idle: number; waiting: number };
@@ -42,6 +44,8 @@ export interface DatabaseOptions {
   lockTimeoutMs?: number;
   /** An idle pooled connection failed (the server restarted or went away): the pool drops it and opens another. */
   onIdleError?: (err: Error) => void;
+  /** The server rolled work back for a conflict (a deadlock), and it is about to run again (attempt: the one that failed). */
+  onConflict?: (err: unknown, attempt: number) => void;
 }
 
 // Counts and sums come back as numbers, not strings: they are small enough here.
@@ -101,50 +105,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     kind: embedded ? 'embedded' : 'postgres',
     embedded,
     async query<R>(text: string, values?: unknown[]) {
-      try {
-        return toResult<R>(await pool.query(text, values as unknown[]));
-      } catch (err) {
-        throw named(err);
-      }
-    },
-    async withTransaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean } = {}): Promise<T> {
-      const client = await pool.connect().catch((err: unknown) => {
-        throw named(err);
+      // A statement of its own is its own transaction: one the server rolled back for a conflict is sent again.
+      return againOnConflict(opts.onConflict, async () => {
+        try {
+          return toResult<R>(await pool.query(text, values as unknown[]));
+        } catch (err) {
+          throw named(err);
+        }
       });
-      // A checked-out client has none of the pool's listeners: a connection lost between two statements (a server
-      // restart) is emitted as 'error', which with no listener ends the process.
-      let lost: unknown;
-      const onError = (err: Error) => (lost ??= err);
-      client.on('error', onError);
-      // pg reads a statement's own query_timeout (its types do not name it).
-      const send = (text: string, values?: unknown[]): Promise<pg.QueryResult> =>
-        client.query(txOpts.maintenance ? ({ text, values, query_timeout: NO_CLIENT_TIMEOUT } as pg.QueryConfig) : { text, values: values as unknown[] });
-      let reusable = true;
-      try {
-        await send('BEGIN');
-        if (txOpts.maintenance && settings) await send('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
-        const tx: Queryable = {
-          query: async <R>(text: string, values?: unknown[]) => {
-            try {
-              return toResult<R>(await send(text, values));
-            } catch (err) {
-              throw named(err);
-            }
-          },
-        };
-        const result = await fn(tx);
-        await send('COMMIT');
-        return result;
-      } catch (err) {
-        // A connection lost, or a statement the client gave up on (still running there), cannot roll back: closing
-        // it ends the transaction on the server.
-        if (lost !== undefined || connectionBroken(err)) reusable = false;
-        else await client.query('ROLLBACK').catch(() => (reusable = false));
-        throw named(err);
-      } finally {
-        client.off('error', onError);
-        client.release(reusable ? undefined : new Error('connection closed after a fault'));
-      }
+    },
+    withTransaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean } = {}): Promise<T> {
+      return againOnConflict(opts.onConflict, () => transaction(fn, txOpts));
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
@@ -152,13 +123,79 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       await embedded?.stop();
     },
   };
+
+  async function transaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean }): Promise<T> {
+    const client = await pool.connect().catch((err: unknown) => {
+      throw named(err);
+    });
+    // A checked-out client has none of the pool's listeners: a connection lost between two statements (a server
+    // restart) is emitted as 'error', which with no listener ends the process.
+    let lost: unknown;
+    const onError = (err: Error) => (lost ??= err);
+    client.on('error', onError);
+    // pg reads a statement's own query_timeout (its types do not name it).
+    const send = (text: string, values?: unknown[]): Promise<pg.QueryResult> =>
+      client.query(txOpts.maintenance ? ({ text, values, query_timeout: NO_CLIENT_TIMEOUT } as pg.QueryConfig) : { text, values: values as unknown[] });
+    let reusable = true;
+    try {
+      await send('BEGIN');
+      if (txOpts.maintenance && settings) await send('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
+      const tx: Queryable = {
+        query: async <R>(text: string, values?: unknown[]) => {
+          try {
+            return toResult<R>(await send(text, values));
+          } catch (err) {
+            throw named(err);
+          }
+        },
+      };
+      const result = await fn(tx);
+      await send('COMMIT');
+      return result;
+    } catch (err) {
+      // A connection lost, or a statement the client gave up on (still running there), cannot roll back: closing
+      // it ends the transaction on the server.
+      if (lost !== undefined || connectionBroken(err)) reusable = false;
+      else await client.query('ROLLBACK').catch(() => (reusable = false));
+      throw named(err);
+    } finally {
+      client.off('error', onError);
+      client.release(reusable ? undefined : new Error('connection closed after a fault'));
+    }
+  }
 }
+
+/**
+ * Runs work (a whole transaction, or one statement) again from its start when the server rolled it back for a conflict
+ * with a concurrent one: a deadlock (40P01: PostgreSQL aborts one of two transactions that wait on each other's locks)
+ * or a serialization failure (40001). Nothing of the rolled-back attempt was kept, and the other transaction has gone
+ * on, so the next attempt usually passes; after CONFLICT_ATTEMPTS the conflict is the named fault database_conflict.
+ * The work must not have done anything outside the database that a second run repeats (none of ours does: each
+ * transaction's function only sends statements and returns, or throws, what they answered).
+ */
+async function againOnConflict<T>(onConflict: DatabaseOptions['onConflict'], work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= CONFLICT_ATTEMPTS || databaseFault(err) !== 'database_conflict') throw err;
+      onConflict?.(err, attempt);
+      // A short pause, different for each of the transactions that met, so they do not meet again in the same steps.
+      await new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));
+    }
+  }
+}
+
+// How many times a transaction the server rolled back for a conflict is tried in all.
+export const CONFLICT_ATTEMPTS = 4;
 
 // Class 08: connection exceptions; 57P01-57P03: the server shutting down (a restart) or starting up; 53300: too many
 // connections.
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]$|53300$)/;
 // 57014: a statement cancelled (statement_timeout); 55P03: lock_timeout.
 const TIMEOUT_SQLSTATES = new Set(['57014', '55P03']);
+// 40P01: deadlock detected; 40001: serialization failure. The server rolled the transaction back (againOnConflict).
+const CONFLICT_SQLSTATES = new Set(['40P01', '40001']);
 // What Node's sockets answer when the server is not there or went away.
 const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 // pg's and pg-pool's own words (they carry no code): a connection lost or never made, or a pool closed at shutdown.
@@ -173,6 +210,7 @@ export function databaseFault(err: unknown): DatabaseFault | undefined {
   if (err instanceof DatabaseFaultError) return err.fault;
   if (err instanceof pg.DatabaseError) {
     if (TIMEOUT_SQLSTATES.has(err.code ?? '')) return 'database_timeout';
+    if (CONFLICT_SQLSTATES.has(err.code ?? '')) return 'database_conflict';
     return UNAVAILABLE_SQLSTATE.test(err.code ?? '') ? 'database_unavailable' : undefined;
   }
   if (!(err instanceof Error)) return undefined;

@@ -38,8 +38,9 @@ const RESPONSE_HEADERS: Record<string, Record<string, Record<string, Header>>> =
 
 const UNAVAILABLE =
   'The service is shutting down (`unavailable`), or the database failed under the request: unreachable or its connection lost ' +
-  '(`database_unavailable`), a statement cancelled by its timeout (`database_timeout`), or no pooled connection free in time ' +
-  '(`database_busy`). Retry after Retry-After.';
+  '(`database_unavailable`), a statement cancelled by its timeout (`database_timeout`), no pooled connection free in time ' +
+  '(`database_busy`), or the work rolled back on every attempt for a conflict with concurrent work (`database_conflict`). ' +
+  'Retry after Retry-After.';
 const NO_KEY = new Set(['/healthz', '/readyz', '/metrics']);
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
