@@ -129,13 +129,14 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       // Embedding happens before the transaction: no connection is held while a model works.
       const vectors = changed.length ? await embedder.embed(changed.map(embeddingText), { orgId }) : [];
       const read = new Map([...existing].map(([externalId, row]) => [externalId, row.id]));
-      const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
+      const written = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
       refreshStatistics(changed.length);
       const changedIds = new Set(changed.map((c) => c.externalId));
       return inputs.map(({ externalId }) => {
         const before = existing.get(externalId);
-        const writtenId = ids.get(externalId);
-        if (writtenId) return { externalId, id: writtenId, status: before ? 'updated' : 'created' };
+        const row = written.get(externalId);
+        // Not created by this write: it was there, or a concurrent upload of the same candidate created it first.
+        if (row) return { externalId, id: row.id, status: row.created ? 'created' : 'updated' };
         // Changed and not written: erased while its text was embedded. The update came just before the erasure.
         return { externalId, id: before!.id, status: changedIds.has(externalId) ? 'updated' : 'unchanged' };
       });

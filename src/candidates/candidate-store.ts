@@ -87,28 +87,23 @@ export function createCandidateStore(db: Database) {
     },
 
     /**
-     * Writes changed candidates and their vectors in one statement each; returns ids by externalId. `read` holds the
-     * ids of those that were stored when the caller read them (existingHashes): one erased since is not written, and
-     * is not in the result. The upload took effect just before the erasure, which removed it; written by external id,
-     * it would have come back under a new id. The rows still there are locked first (in id order, as concurrent uploads
-     * then take them), so an erasure that comes now waits for this write and then removes what it wrote.
+     * Writes changed candidates and their vectors in one statement each; returns, by externalId, the row written and
+     * whether this write created it (false: it updated a row, one a concurrent upload may have just created). `read`
+     * holds the ids of those that were stored when the caller read them (existingHashes): one erased since is not
+     * written, and is not in the result. The upload took effect just before the erasure, which removed it; written
+     * by external id, it would have come back under a new id, so a row this write created for an external id that
+     * had one when it was read is deleted again at once (no other transaction has seen it). Rows are inserted and
+     * locked in external id order, whatever order the caller gave them in, so concurrent uploads of the same
+     * candidates take their locks in one order instead of deadlocking; an erasure that comes meanwhile waits for
+     * this write and then removes what it wrote.
      */
     async upsert(
       tx: Queryable,
       orgId: string,
-      prepared: PreparedCandidate[],
+      items: PreparedCandidate[],
       embeddings: { model: string; vectors: number[][] },
       read: ReadonlyMap<string, string> = new Map(),
-    ): Promise<Map<string, string>> {
-      const readIds = prepared.flatMap((c) => read.get(c.externalId) ?? []);
-      const there = readIds.length
-        ? new Set((await tx.query<{ id: string }>('SELECT id FROM candidates WHERE org_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR NO KEY UPDATE', [orgId, readIds])).rows.map((r) => r.id))
-        : new Set<string>();
-      const live = prepared.flatMap((c, i) => {
-        const id = read.get(c.externalId);
-        return id === undefined || there.has(id) ? [{ c, vector: embeddings.vectors[i]! }] : [];
-      });
-      const items = live.map((l) => l.c);
+    ): Promise<Map<string, { id: string; created: boolean }>> {
       if (items.length === 0) return new Map();
       const rows = items.map((c) => ({
         external_id: c.externalId,
@@ -129,7 +124,7 @@ export function createCandidateStore(db: Database) {
         content_hash: c.contentHash,
       }));
       // scrubbed_from_hash = content_hash: these scrubbed copies were made from this content.
-      const written = await tx.query<{ id: string; external_id: string }>(
+      const written = await tx.query<{ id: string; external_id: string; created: boolean }>(
         `INSERT INTO candidates (org_id, external_id, name, email, phone, headline, location, years_experience,
                                  skills, skill_keys, resume, scrubbed_text, scrubbed_headline, scrubbed_location, scrubbed_skills,
                                  scrub_version, content_hash, scrubbed_from_hash)
@@ -140,30 +135,34 @@ export function createCandidateStore(db: Database) {
          FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, name text, email text, phone text, headline text,
               location text, years_experience real, skills jsonb, skill_keys jsonb, resume text, scrubbed_text text,
               scrubbed_headline text, scrubbed_location text, scrubbed_skills jsonb, scrub_version int, content_hash text)
+         ORDER BY r.external_id COLLATE "C"
          ON CONFLICT (org_id, external_id) DO UPDATE SET
            name = EXCLUDED.name, email = EXCLUDED.email, phone = EXCLUDED.phone, headline = EXCLUDED.headline,
            location = EXCLUDED.location, years_experience = EXCLUDED.years_experience, skills = EXCLUDED.skills,
            skill_keys = EXCLUDED.skill_keys, resume = EXCLUDED.resume, scrubbed_text = EXCLUDED.scrubbed_text, scrubbed_headline = EXCLUDED.scrubbed_headline,
            scrubbed_location = EXCLUDED.scrubbed_location, scrubbed_skills = EXCLUDED.scrubbed_skills, scrub_version = EXCLUDED.scrub_version,
            content_hash = EXCLUDED.content_hash, scrubbed_from_hash = EXCLUDED.scrubbed_from_hash, updated_at = now()
-         RETURNING id, external_id`,
+         RETURNING id, external_id, xmax = 0 AS created`,
         [orgId, JSON.stringify(rows)],
       );
-      const ids = new Map(written.rows.map((r) => [r.external_id, r.id]));
-      const vectors = live.map(({ c, vector }) => ({
-        candidate_id: ids.get(c.externalId),
-        content_hash: c.contentHash,
-        embedding: vectorLiteral(vector),
-      }));
+      // Created, though the caller read a row for its external id: that row was erased since (see above).
+      const erased = written.rows.filter((r) => r.created && read.has(r.external_id)).map((r) => r.id);
+      if (erased.length) await tx.query('DELETE FROM candidates WHERE id = ANY($1::uuid[])', [erased]);
+      const kept = new Map(written.rows.filter((r) => !erased.includes(r.id)).map((r) => [r.external_id, { id: r.id, created: r.created }]));
+      const vectors = items.flatMap((c, i) => {
+        const row = kept.get(c.externalId);
+        return row ? [{ candidate_id: row.id, content_hash: c.contentHash, embedding: vectorLiteral(embeddings.vectors[i]!) }] : [];
+      });
+      const ids = vectors.map((v) => v.candidate_id);
       // A changed text makes every stored vector of the candidate stale, whatever its model.
-      await tx.query('DELETE FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[])', [[...ids.values()]]);
+      await tx.query('DELETE FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[])', [ids]);
       await tx.query(
         `INSERT INTO candidate_embeddings (candidate_id, org_id, model, content_hash, embedding)
          SELECT r.candidate_id, $1, $2, r.content_hash, r.embedding::vector
          FROM jsonb_to_recordset($3::jsonb) AS r(candidate_id uuid, content_hash text, embedding text)`,
         [orgId, embeddings.model, JSON.stringify(vectors)],
       );
-      return ids;
+      return kept;
     },
 
     async get(orgId: string, id: string): Promise<Candidate | null> {

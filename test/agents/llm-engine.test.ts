@@ -156,7 +156,7 @@ test('no PII reaches the model: canaries kept only in raw fields never appear in
     resume: `${canaries.name}\n${canaries.email} | ${canaries.phone}\nBuilt Rust payment services for 9 years.`,
   });
   const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, [prepared], { model: 'test-model', vectors: [[1, 0, 0]] }));
-  const id = ids.get('ats-canary')!;
+  const id = ids.get('ats-canary')!.id;
   assert.equal((await store.get(orgId, id))?.email, canaries.email, 'the canary is really stored in the raw field');
   const [candidate] = await store.views(orgId, [id]);
   assert.ok(candidate);
@@ -218,7 +218,7 @@ test('the reranker reads resumes only as far as it shows them, and its requests 
   ];
   const prepared = resumes.map((resume, i) => prepareCandidate({ externalId: `cut-${i}`, headline: 'Engineer', skills: ['Rust'], resume }));
   const ids = await db.withTransaction((tx) => store.upsert(tx, orgId, prepared, { model: 'test-model', vectors: prepared.map(() => [1, 0, 0]) }));
-  const idList = prepared.map((p) => ids.get(p.externalId)!);
+  const idList = prepared.map((p) => ids.get(p.externalId)!.id);
   const ctx = await e.callContextFor(run, new AbortController().signal, Date.now() + 60_000);
   const sentWith = async (views: Awaited<ReturnType<typeof store.views>>) => {
     server.requests.length = 0;
