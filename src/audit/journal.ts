@@ -22,13 +22,26 @@ export interface TraceRow {
 /**
  * The INSERT of audit-trail rows, in the order given (ids follow it), its parameters appended to values. A row is
  * written behind its work, which may outlive an erasure of its candidate (a scorer's answer arriving afterwards):
- * one the erasure would have redacted, had it been written, is written redacted (see candidateStore.erase). On
- * PostgreSQL an erasure that commits while this very statement runs can still miss its rows.
+ * one the erasure would have redacted, had it been written, is written redacted (see candidateStore.erase). Whether
+ * a candidate is still there is read under a key-share lock of its row (the `live` expression, which the statement
+ * names first), as the shortlist's writes read it: an erasure that has deleted the row is waited for, and the row
+ * then counts as gone; one that comes later waits for this statement, and then redacts what it wrote. Without the
+ * lock, an erasure that committed while the statement ran (on PostgreSQL, where both run at once) found no rows to
+ * redact, and the statement, reading the candidate as it was when it began, wrote them in full.
  */
-function traceInsertSql(rows: TraceRow[], values: unknown[]): string {
+function traceSql(rows: TraceRow[], values: unknown[]): { live: string; insert: string } {
   const param = (column: unknown[], type: string) => `$${values.push(column)}::${type}[]`;
-  const gone = (id: string) => `NOT EXISTS (SELECT 1 FROM candidates c WHERE c.id = ${id})`;
-  return `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
+  const data = rows.map((r) => (typeof r.data === 'function' ? (r.data as () => unknown)() : r.data));
+  const named = new Set<string>();
+  rows.forEach((r, i) => {
+    if (r.candidateId) named.add(r.candidateId);
+    const ids = r.kind === 'model.exchange' ? (data[i] as { candidateIds?: unknown } | null)?.candidateIds : undefined;
+    if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') named.add(id);
+  });
+  // In id order, as concurrent statements then take the same locks in the same order.
+  const live = `live AS (SELECT id FROM candidates WHERE id = ANY(${param([...named].sort(), 'uuid')}) ORDER BY id FOR KEY SHARE)`;
+  const gone = (id: string) => `${id} NOT IN (SELECT id FROM live)`;
+  const insert = `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
      SELECT t.run_id, t.org_id, t.kind, t.candidate_id,
             CASE WHEN (t.candidate_id IS NOT NULL AND ${gone('t.candidate_id')})
                    OR (t.kind = 'model.exchange'
@@ -40,16 +53,18 @@ function traceInsertSql(rows: TraceRow[], values: unknown[]): string {
        param(rows.map((r) => r.orgId), 'uuid'),
        param(rows.map((r) => r.kind), 'text'),
        param(rows.map((r) => r.candidateId), 'uuid'),
-       param(rows.map((r) => JSON.stringify(typeof r.data === 'function' ? (r.data as () => unknown)() : r.data)), 'jsonb'),
+       param(data.map((d) => JSON.stringify(d)), 'jsonb'),
        param(rows.map((r) => r.at), 'timestamptz'),
      ].join(', ')}) AS t(run_id, org_id, kind, candidate_id, data, at)`;
+  return { live, insert };
 }
 
 /** Many audit-trail rows in one statement, in the order given (ids follow it). */
 export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<void> {
   if (!rows.length) return;
   const values: unknown[] = [];
-  await db.query(traceInsertSql(rows, values), values);
+  const { live, insert } = traceSql(rows, values);
+  await db.query(`WITH ${live} ${insert}`, values);
 }
 
 type LedgerItem = LedgerEntry & { at: Date; entryId: string };
@@ -66,8 +81,11 @@ async function writeJournalRows(db: Queryable, rows: JournalRow[]): Promise<void
   const trail = rows.flatMap((r) => (r.trail ? [r.trail] : []));
   if (!ledger.length) return insertTraceRows(db, trail);
   const values: unknown[] = [];
-  const leading = trail.length ? [`trail AS (${traceInsertSql(trail, values)})`] : [];
-  await db.query(ledgerInsertSql(ledger, values, leading), values);
+  if (!trail.length) return void (await db.query(ledgerInsertSql(ledger, values), values));
+  const { live, insert } = traceSql(trail, values);
+  // The candidates' locks are taken before the runs' (the ledger moves their totals), as an erasure takes them: one
+  // waiting for a run this statement holds while this statement waits for its candidate would be a deadlock.
+  await db.query(ledgerInsertSql(ledger, values, [live, `trail AS (${insert})`], 'live'), values);
 }
 
 // A database restart or failover takes seconds to tens of seconds: rows wait it out, in memory, rather than be lost.

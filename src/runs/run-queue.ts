@@ -197,20 +197,22 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     async saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }> {
       const column = <V>(f: (e: EntryWrite) => V) => entries.map(f);
       const r = await db.query<{ cancel: boolean }>(
-        `WITH r AS (
+        `WITH
+         -- A candidate erased since the step read it (its scorer's answer outlives the erasure, which found no entry
+         -- to redact) keeps only its id and scores, as erasure leaves every entry and event (no reason either). The
+         -- key-share lock orders this write and a concurrent erasure: one waits for the other, and the erasure then
+         -- sees the entry. It is taken before the run's row (r reads it first), as an erasure takes a candidate's
+         -- row and then its runs': the other order could deadlock with it.
+         live AS (SELECT id FROM candidates WHERE id = ANY($5::uuid[]) ORDER BY id FOR KEY SHARE),
+         r AS (
            UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + $4
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND (SELECT count(*) FROM live) >= 0
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          input AS (
            SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::int[], $11::text[],
                                 $12::jsonb[], $13::text[], $14::float8[], $15::int[], $16::text[], $17::jsonb[])
              WITH ORDINALITY AS t(candidate_id, status, external_id, name, subscores, total_score, rationale,
                                   evidence, reason, retrieval_score, iteration, event_type, event_data, ord)),
-         -- A candidate erased since the step read it (its scorer's answer outlives the erasure, which found no entry
-         -- to redact) keeps only its id and scores, as erasure leaves every entry and event (no reason either). The
-         -- key-share lock orders this write and a concurrent erasure: one waits for the other, and the erasure then
-         -- sees the entry.
-         live AS (SELECT id FROM candidates WHERE id = ANY($5::uuid[]) FOR KEY SHARE),
          s AS (
            INSERT INTO shortlist_entries (run_id, candidate_id, status, external_id, name, subscores, total_score,
                                           rationale, evidence, reason, retrieval_score, iteration)

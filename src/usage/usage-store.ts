@@ -28,9 +28,9 @@ type WrittenRow = LedgerRow & { at: Date; entryId?: string };
  * The statement that writes ledger rows (a journal batch) and moves each run's totals once, by the sum of its rows,
  * its parameters appended to values. A row whose entryId is already written is skipped, and so not counted again.
  * `leading` are common table expressions written in the same statement (the journal's audit-trail rows), their
- * parameters already in values.
+ * parameters already in values. `lockedFirst` names one of them whose rows are read (and so locked) before any run is.
  */
-export function ledgerInsertSql(rows: WrittenRow[], values: unknown[], leading: string[] = []): string {
+export function ledgerInsertSql(rows: WrittenRow[], values: unknown[], leading: string[] = [], lockedFirst?: string): string {
   const param = <V>(f: (r: WrittenRow) => V, type: string) => `$${values.push(rows.map(f))}::${type}[]`;
   const columns = [
     param((r) => r.orgId, 'uuid'),
@@ -67,7 +67,7 @@ export function ledgerInsertSql(rows: WrittenRow[], values: unknown[], leading: 
        UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
          completion_tokens = r.completion_tokens + t.completion_tokens, cost_usd = r.cost_usd + t.cost_usd,
          version = r.version + 1
-       FROM totals t WHERE r.id = t.run_id`;
+       FROM totals t WHERE r.id = t.run_id${lockedFirst ? ` AND (SELECT count(*) FROM ${lockedFirst}) >= 0` : ''}`;
 }
 
 export function createUsageStore(db: Queryable) {

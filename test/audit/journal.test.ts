@@ -87,7 +87,9 @@ test('ledger rows alone and trail rows alone are written as before', async () =>
   assert.equal(statements.length, 2);
   assert.match(statements[0]!, /INSERT INTO model_calls/);
   assert.doesNotMatch(statements[0]!, /run_trace/);
-  assert.match(statements[1]!, /^INSERT INTO run_trace/);
+  // The trail's rows alone, after the key-share lock of the candidates they name (none here).
+  assert.match(statements[1]!, /^WITH live AS \(SELECT id FROM candidates .* FOR KEY SHARE\) INSERT INTO run_trace/s);
+  assert.doesNotMatch(statements[1]!, /model_calls/);
 });
 
 test('a batch written whose answer was lost (the connection dropped after the commit) is not written twice when retried', async () => {
