@@ -202,10 +202,13 @@ export function createCandidateStore(db: Database) {
              AND e.type = 'candidate.unscored' AND e.data ->> 'candidateId' = $2::text AND e.data ? 'reason'`,
           [orgId, id],
         );
-        // The runs' answers changed: a new version is a new ETag, so no client or cache keeps the erased text.
+        // The runs' answers changed: a new version is a new ETag, so no client or cache keeps the erased text. Their
+        // rows are locked in id order, as a heartbeat and the journal lock several runs: read through the organisation's
+        // index they came newest first, and a worker renewing two of them waited for one this held, and it for the other.
         await tx.query(
           `UPDATE matching_runs SET version = version + 1
-           WHERE org_id = $1 AND id IN (SELECT run_id FROM shortlist_entries WHERE candidate_id = $2)`,
+           WHERE id IN (SELECT id FROM matching_runs WHERE org_id = $1 AND id IN (SELECT run_id FROM shortlist_entries WHERE candidate_id = $2)
+                        ORDER BY id FOR NO KEY UPDATE)`,
           [orgId, id],
         );
         await tx.query(

@@ -163,8 +163,10 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     async heartbeat(runIds: string[]): Promise<Map<string, { cancelRequested: boolean }>> {
       if (!runIds.length) return new Map();
       const r = await db.query<{ id: string; cancel: boolean }>(
+        // Locked in id order, as every statement that locks several runs takes them (an erasure, the journal).
         `UPDATE matching_runs SET lease_expires_at = now() + $2 * interval '1 millisecond'
-         WHERE id = ANY($1::uuid[]) AND lease_owner = $3 AND status = 'running'
+         WHERE id IN (SELECT id FROM matching_runs WHERE id = ANY($1::uuid[]) AND lease_owner = $3 AND status = 'running'
+                      ORDER BY id FOR NO KEY UPDATE)
          RETURNING id, cancel_requested_at IS NOT NULL AS cancel`,
         [runIds, leaseMs, workerId],
       );

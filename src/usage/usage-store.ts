@@ -62,12 +62,16 @@ export function ledgerInsertSql(rows: WrittenRow[], values: unknown[], leading: 
          SELECT run_id, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
                 sum(cost_usd) AS cost_usd
          FROM call WHERE run_id IS NOT NULL GROUP BY run_id)`,
+    // The runs' rows locked in id order, as every statement that locks several runs takes them (an erasure, a
+    // heartbeat): in whatever order a join met them, two such statements could each hold a row the other waits for.
+    `runs AS (SELECT id FROM matching_runs WHERE id IN (SELECT run_id FROM totals) ORDER BY id FOR NO KEY UPDATE)`,
   ];
   return `WITH ${ctes.join(',\n')}
        UPDATE matching_runs r SET llm_calls = r.llm_calls + t.calls, prompt_tokens = r.prompt_tokens + t.prompt_tokens,
          completion_tokens = r.completion_tokens + t.completion_tokens, cost_usd = r.cost_usd + t.cost_usd,
          version = r.version + 1
-       FROM totals t WHERE r.id = t.run_id${lockedFirst ? ` AND (SELECT count(*) FROM ${lockedFirst}) >= 0` : ''}`;
+       FROM totals t WHERE r.id = t.run_id${lockedFirst ? ` AND (SELECT count(*) FROM ${lockedFirst}) >= 0` : ''}
+         AND (SELECT count(*) FROM runs) >= 0`;
 }
 
 export function createUsageStore(db: Queryable) {

@@ -131,3 +131,42 @@ test('a shortlist entry written while its candidate is erased keeps only its id 
   assert.deepEqual(byId.get(erased), { candidate_id: erased, external_id: null, name: null, rationale: null, evidence: [], total_score: 60 });
   assert.equal(byId.get(kept)?.rationale, 'Why c2 fits');
 });
+
+test("an erasure and a worker renewing the leases of two runs with the candidate on their shortlists: no deadlock", { skip }, async () => {
+  const first = await newRun();
+  const second = await newRun();
+  const erased = first.candidates[0]!;
+  const [small, big] = [first.runId, second.runId].sort();
+  for (const runId of [small!, big!]) {
+    await rt.db.query("UPDATE matching_runs SET status = 'running', finished_at = NULL, lease_owner = 'racer', lease_expires_at = now() + interval '1 hour' WHERE id = $1", [runId]);
+    await rt.db.query(
+      "INSERT INTO shortlist_entries (run_id, candidate_id, status, external_id, total_score, retrieval_score, iteration) VALUES ($1, $2, 'scored', 'c1', 50, 0.5, 1)",
+      [runId, erased],
+    );
+  }
+  // The run with the smaller id is the older: an erasure that reads the organisation's runs newest first (its index)
+  // meets them in the order opposite to id order, which a heartbeat and the journal lock them in.
+  await rt.db.query("UPDATE matching_runs SET created_at = created_at - interval '1 minute' WHERE id = $1", [small]);
+  const conflictsBefore = rt.logs.filter((l) => String(l.msg).startsWith('the database rolled work back')).length;
+  // A heartbeat renews its runs' leases in id order; here it is held between the two, until the erasure waits.
+  let attempts = 0;
+  let renewing!: () => void;
+  const firstRenewed = new Promise<void>((resolve) => (renewing = resolve));
+  const heartbeat = rt.db.withTransaction(async (tx) => {
+    attempts++;
+    await tx.query("UPDATE matching_runs SET lease_expires_at = now() + interval '1 hour' WHERE id = $1", [small]);
+    if (attempts === 1) {
+      renewing();
+      await waitFor(async () => (await waiting()) >= 1, 10_000, 'the erasure waiting for a run row');
+    }
+    await tx.query("UPDATE matching_runs SET lease_expires_at = now() + interval '1 hour' WHERE id = $1", [big]);
+  });
+  await firstRenewed;
+  const erasure = await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${erased}`, headers: rt.auth() });
+  await heartbeat;
+  assert.equal(erasure.statusCode, 204);
+  assert.equal(attempts, 1, 'the renewal was not rolled back for a deadlock');
+  assert.equal(rt.logs.filter((l) => String(l.msg).startsWith('the database rolled work back')).length, conflictsBefore, 'nor was the erasure');
+  const entries = await rt.db.query<{ external_id: string | null }>('SELECT external_id FROM shortlist_entries WHERE candidate_id = $1 AND run_id = ANY($2::uuid[])', [erased, [small, big]]);
+  assert.deepEqual(entries.rows, [{ external_id: null }, { external_id: null }]);
+});
