@@ -3,6 +3,9 @@
 // on the embedded database they are queued one after another, and the outcomes must be the same.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { initialContext } from '../../src/matching/context.js';
+import { createRunQueue, LeaseLostError } from '../../src/runs/run-queue.js';
+import { RunParamsSchema } from '../../src/runs/run-schemas.js';
 import { socketUrl } from '../support/database.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startApiWithCandidates, startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
@@ -101,4 +104,32 @@ test('cancels racing workers claiming the runs: a run cancelled while queued is 
   }
   // With no model wait, most cancels land while the run is queued or running: the race was really run.
   assert.ok(runs.rows.filter((r) => r.reason === 'cancelled').length > 0);
+});
+
+test('ten workers claiming at once: each queued run is claimed by one; after their leases lapse, each is taken over by one', async () => {
+  const created = await Promise.all(Array.from({ length: CAP }, () => start(rt)));
+  const ids = created.map((c) => c.json().id as string).sort();
+  const workers = (from: number) =>
+    Array.from({ length: 10 }, (_, i) => createRunQueue(i % 2 ? other.db : rt.db, { workerId: `claimer-${from + i}`, leaseMs: 60_000, maxAttempts: 5 }));
+  const claimAll = async (queues: ReturnType<typeof workers>) => {
+    const claims = await Promise.all(queues.map((q) => q.claim()));
+    return claims.flatMap((c, i) => (c ? [{ runId: c.id, queue: queues[i]!, attempts: c.attempts }] : []));
+  };
+  const first = await claimAll(workers(0));
+  assert.deepEqual(first.map((c) => c.runId).sort(), ids, 'every run claimed, none twice');
+
+  // Their owners stall past their leases; other workers' claims take each run over once.
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])", [ids]);
+  const second = await claimAll(workers(10));
+  assert.deepEqual(second.map((c) => c.runId).sort(), ids);
+  assert.ok(second.every((c) => c.attempts === 2));
+  for (const stale of first) {
+    // The stalled owner learns it lost the run, and its writes are refused.
+    assert.equal((await stale.queue.heartbeat([stale.runId])).size, 0);
+    const ctx = initialContext({ runId: stale.runId, orgId: (await rt.db.query<{ org_id: string }>('SELECT org_id FROM matching_runs WHERE id = $1', [stale.runId])).rows[0]!.org_id, engine: 'heuristic', role: GO_ROLE, params: RunParamsSchema.parse({ maxIterations: 1 }) });
+    await assert.rejects(stale.queue.checkpoint(ctx), LeaseLostError);
+  }
+  for (const id of ids) assert.equal((await cancel(rt, id)).statusCode, 202);
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])", [ids]);
+  assert.deepEqual((await second[0]!.queue.cancelAbandoned()).sort(), ids);
 });
