@@ -18,7 +18,9 @@ import { startRunUntil, startTestRuntime } from '../support/runtime.js';
 import { scriptedModel, userText } from '../support/scripted-model.js';
 
 const PERSON = { name: 'Jane Roe', email: 'jane.roe@example.com', phone: '+44 20 7946 0321', resume: 'Wrote the zorblaxian ledger' };
-const PII = [PERSON.name, PERSON.email, 'jane.roe', '7946', 'zorblaxian'];
+// The phone's digits as a phone shows them, spaced or run together: four digits alone also turn up in log timestamps
+// (epoch milliseconds) and durations.
+const PII = [PERSON.name, PERSON.email, 'jane.roe', '7946 0321', '79460321', '20 7946', 'zorblaxian'];
 
 function assertNoPii(text: string, where: string): void {
   for (const piece of PII) assert.ok(!text.includes(piece), `"${piece}" appears in ${where}: ${text.slice(0, 3000)}`);
