@@ -68,6 +68,11 @@ function* matches(text: string, forms: Forms): Generator<RegExpExecArray> {
   yield* folded.matchAll(forms.re);
 }
 
+// A person has a middle name or two; a text with thousands of distinct ones between a first and a last name is made to
+// cost: each is one more alternative in the pattern every name is then matched with (100 KB of them took 7 s of CPU).
+// Past this many, a middle name is still removed inside its whole name (scrubNameForms), not alone.
+const MAX_MIDDLES = 8;
+
 /**
  * The names the given ones imply in this text, to be removed wherever they stand: the middle names written between a
  * first and last name ("Marie" in "Jane Marie Doe" for Jane Doe), when capitalised, and the nicknames of the given names
@@ -85,6 +90,7 @@ export function impliedNames(text: string, names: string[]): { middles: string[]
       const lower = w.toLowerCase();
       if (w.length >= 2 && !NOT_NAME_WORDS.has(lower) && !isSkillForm(lower) && !PARTICLES.has(lower)) implied.add(w);
     }
+    if (implied.size >= MAX_MIDDLES) break;
   }
   return { middles: [...implied], nicknames: forms.alone };
 }
