@@ -3,6 +3,7 @@
 //
 // Every pattern is linear: bounded or unambiguous quantifiers only, and candidates that need judgement (is this
 // digit run a phone or a year range?) are matched broadly and decided in code.
+import { findIntroducedNames } from './introduced-names.js';
 import { impliedNames, scrubNameForms } from './name-forms.js';
 import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.js';
 import { replaceDecided } from './replace-decided.js';
@@ -57,8 +58,13 @@ import { isSkillForm } from './skills.js';
  *    ("Senior Engineer at acme.dev", "Acme Labs (acmelabs.dev)"); a platform after "find me on"; an institution's domain
  *    ("ox.ac.uk", "stanford.edu"); a count after "call", "contact", "reach" or "ring" used as a noun ("call volumes of
  *    1200-1500").
+ * 9: a name the text introduces, with no name field and no header or "Name:" line to show it ("My name is Sam Keller",
+ *    "I'm Sam Keller, a ...", "Hi, I'm Sam", "colleagues call me ...", "Sam Keller here —", "This is ...", "Regards,\nSam
+ *    Keller", "signed, ...", "— Sam Keller" ending the text, "Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme",
+ *    "References: John Doe (manager)"), removed wherever the text writes it (introduced-names.ts); at most 8 middle names
+ *    are taken from a text.
  */
-export const SCRUB_RULES_VERSION = 8;
+export const SCRUB_RULES_VERSION = 9;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -68,7 +74,8 @@ export interface ScrubOptions {
   /** The candidate's own phone numbers: removed wherever their digits occur in that order, whatever the separators. */
   phones?: string[];
   /**
-   * Whether a name may be guessed from the text's own shape (a header line, a "Name:" line). True for resumes;
+   * Whether a name may be guessed from the text's own shape (a header line, a "Name:" line) or words that introduce one
+   * ("My name is ...", "Regards,\n..."). True for resumes;
    * false for short fields (a location, a skill, a role title) where "Buenos Aires" would be taken for a person.
    */
   detectNames?: boolean;
@@ -243,6 +250,7 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   if (detect) {
     out = scrubNameLabel(out, found);
     out = scrubHeaderName(out, found);
+    findIntroducedNames(out, found);
   }
   const names = opts.names ?? [];
   // The middle names the known and shown names imply are names the text shows; their nicknames are looser still.

@@ -257,6 +257,10 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('A. Lee '), fill('Ms. Lee '), fill('Acme Labs acmelabs.dev '), fill('Engineer at a.dev '), fill('find me on a.io '),
     fill('Ab Cd Ef '), fill('call volumes of 1200-1500 '),
     distinct((w) => `Ann ${w} Lee, `), `Jane Doe\n${distinct((w) => `Jane ${w} Doe `)}`,
+    fill('My name is Ab Cd '), fill("I'm Ab Cd Ef, "), fill('I am Ab de la Cd '), fill('call me Ab. '), fill('. This is Ab Cd '),
+    fill('Hi, Ab here — '), fill('Regards,\nAb Cd\n'), fill('Thanks, Ab '), fill('— Ab Cd\n'), fill('Contact: Dr. Ab Cd, '),
+    fill('References: Ab Cd (x) '), fill("I'm A. B. van "), `Regards,${fill(' ')}Ab`, `${fill('— \n')}— Ab Cd`, fill('— Ab\n[NAME]\n'),
+    distinct((w) => `I'm ${w} Keller, `), distinct((w) => `Regards,\n${w} Lee\n`),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.

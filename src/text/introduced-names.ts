@@ -1,0 +1,162 @@
+// Names a text introduces with words of its own: "My name is Sam Keller", "I'm Sam Keller, a backend engineer", "Hi,
+// I'm Sam", "colleagues call me Sam Keller", "Sam Keller here —", "This is Sam Keller", a sign-off ("Regards,\nSam
+// Keller", "signed, Sam Keller"), a dash line ending the text ("— Sam Keller"), and a contact or referee label
+// ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager)"). Part of the scrubber
+// (scrubber.ts), which adds what is found here to the names the text shows, removed wherever they are written.
+//
+// The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
+// "This is Kubernetes"), and a wrong guess removes its words from the whole text. So a name here is one to three
+// capitalised words (particles and initials between them), none a heading or job word, a skill, or a word this module
+// lists (adjectives, nationalities, days, organisations), ended by punctuation, the line's end or a word that ends an
+// introduction ("and", "from"). All patterns start with a literal cue and hold only bounded quantifiers: linear.
+import { COMMON_WORD_NAMES, NOT_NAME_WORDS, PARTICLES } from './scrub-names.js';
+import { isSkillForm } from './skills.js';
+import { isWellKnownName } from './well-known-sites.js';
+
+// Words that follow these cues capitalised and are no name: greetings and sign-offs, function words, what a person says
+// they are (adjectives, nationalities), days and months (not those that are names: May, June, April, August),
+// organisations, and the words of headings a line might end in "here".
+const NOT_INTRODUCED = new Set(
+  ('hi hello hey dear greetings thanks thank regards sincerely yours truly faithfully respectfully cordially cheers best ' +
+    'wishes warm kind signed a an the this that these those it its is am are was were be been not no yes also very so just ' +
+    'now still currently here there then than as by from into about after before over only even ever never all any each ' +
+    'every both some many much more most other such own same my your our their his her we you they he she me us them ' +
+    'excited passionate proficient confident eager available familiar comfortable skilled experienced certified ' +
+    'interested ready able happy keen open looking motivated dedicated hardworking reliable responsible organized organised ' +
+    'creative fluent bilingual multilingual trilingual native capable committed enthusiastic flexible friendly honest ' +
+    'independent knowledgeable loyal proactive punctual qualified talented versatile willing adaptable ambitious analytical ' +
+    'curious diligent driven efficient energetic focused grateful thrilled delighted pleased certain sure glad based located ' +
+    'living working applying writing reaching seeking graduating pursuing fresh recent former retired remote authorized ' +
+    'authorised eligible licensed registered accredited trained fully highly adept good great strong quick fast solid top ' +
+    'first done back detail oriented self well versed results team teams player players ' +
+    'american british english canadian australian indian german french spanish italian dutch swedish norwegian danish ' +
+    'finnish polish russian ukrainian chinese japanese korean vietnamese thai filipino indonesian malaysian singaporean ' +
+    'pakistani bangladeshi nepali sri lankan irish scottish welsh mexican brazilian argentinian argentine colombian chilean ' +
+    'peruvian nigerian kenyan egyptian african turkish greek portuguese israeli iranian arab arabic european asian latino ' +
+    'latina hispanic swiss austrian belgian czech hungarian romanian bulgarian serbian croatian hindi urdu tamil telugu ' +
+    'bengali marathi punjabi gujarati mandarin cantonese ' +
+    'monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight january february march july ' +
+    'september october november december ' +
+    'inc ltd llc corp co gmbh ag plc labs lab studio studios partners consulting consultants ventures capital holdings media ' +
+    'networks digital health healthcare agency foundation association society hospital clinic council ministry ' +
+    'government department dept industries international global enterprises enterprise services service staff crew ' +
+    'committee office recruiting recruitment talent hiring people everyone applicant candidate sir madam upon request ' +
+    'provided furnished principal master member contributor volunteer mentor leader partner fellow city town county ' +
+    'province region district island valley beach code samples sample demo demos details detail click more view live link ' +
+    'links apply read see open source anytime directly').split(' '),
+);
+
+const HONORIFIC = '(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sir|Dame)\\.?[ \\t]{1,3})?';
+// A capitalised word with a lower-case letter or an apostrophe and a capital after its first ("Sam", "O'Brien", "McKay";
+// not "AWS"), or an initial ("P.").
+const WORD = "(?:\\p{Lu}(?:\\p{Ll}|['’]\\p{Lu})[\\p{L}'’-]{0,30}|\\p{Lu}\\.)";
+const PARTICLE = `(?:${[...PARTICLES].join('|')})`;
+const NAME = `(${WORD}(?:[ \\t]{1,3}(?:${PARTICLE}[ \\t]{1,3}){0,2}${WORD}){0,2})`;
+// Where a line or a sentence starts.
+const STARTS = '(?<=^|\\n|[.!?][ \\t]{1,3})[ \\t]{0,8}';
+const GREETING = '((?:Hi|Hello|Hey|Greetings|Good[ \\t]+(?:morning|afternoon|evening))(?:[ \\t]+(?:all|everyone|there|team|folks))?[ \\t]*[,!.—–-]?[ \\t]{1,3})?';
+
+/** What introduces the name, and what must follow it. */
+type Cue = 'prose' | 'opener' | 'signoff' | 'dash' | 'label';
+
+// "My name is", "I'm", "I am", "call me", "I go by": anywhere.
+const PROSE_RE = new RegExp(
+  `(?<![\\p{L}'’])(?:[Mm]y[ \\t]+[Nn]ame[ \\t]+[Ii]s|[Mm]y[ \\t]+name['’]s|I['’]m|I[ \\t]+[Aa]m|[Cc]alls?[ \\t]+me|I[ \\t]+(?:also[ \\t]+|usually[ \\t]+)?go[ \\t]+by)[ \\t]{1,3}${HONORIFIC}${NAME}`,
+  'gu',
+);
+// "This is Sam Keller", "Sam Keller here": opening a line or a sentence, maybe after a greeting.
+const OPENER_RE = new RegExp(`${STARTS}${GREETING}(?:[Tt]his[ \\t]+is[ \\t]{1,3}${HONORIFIC}${NAME}|${NAME}[ \\t]+here(?![\\p{L}]))`, 'gu');
+// A sign-off at the start of a line or a sentence, then the name on its line or on one of the next two.
+const SIGNOFF_RE = new RegExp(
+  `${STARTS}(?:(?:(?:[Kk]ind|[Bb]est|[Ww]arm(?:est)?|[Mm]any)[ \\t]+)?[Rr]egards|[Ss]incerely(?:[ \\t]+yours)?|[Yy]ours(?:[ \\t]+(?:truly|sincerely|faithfully|respectfully))?|` +
+    `[Rr]espectfully(?:[ \\t]+yours)?|[Cc]ordially|[Ss]igned|[Tt]hanks|[Tt]hank[ \\t]+you|[Cc]heers|[Bb]est(?:[ \\t]+wishes)?|[Ww]ith[ \\t]+(?:thanks|gratitude|appreciation))` +
+    `([ \\t]*[,:.!—–-]?[ \\t]*(?:\\n[ \\t]*){0,2})${HONORIFIC}${NAME}`,
+  'gu',
+);
+// "— Sam Keller" on the last line: how a letter is signed. An ASCII hyphen is a bullet ("- Public Speaking").
+const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${HONORIFIC}${NAME}`, 'u');
+const LABEL_RE = new RegExp(
+  `(?<![\\p{L}])(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—][ \\t]*(${HONORIFIC})${NAME}`,
+  'gu',
+);
+const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|referee|reference/i;
+
+// What ends an introduction in prose: punctuation, the end of the line, or a word that goes on about the person.
+const PROSE_END = /^(?:$|[ \t]*(?:\n|$|[,.;:!?)(—–]|-[ \t])|[ \t]+(?:and|from|here|but|who|aka)(?![\p{L}]))/u;
+// What ends a name on a line of its own or a label's value: the line's end, or a column or a title after it.
+const LINE_END = /^[ \t]*(?:$|\n|[,;|(.!—–]|-[ \t])/u;
+// "Contact: Mountain View, CA": a place has a state or a country after its comma.
+const PLACE_AFTER = /^,[ \t]*(?:[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
+
+/** How many distinct names one text may introduce: its author and a few referees. A longer list is no letter. */
+const MAX_INTRODUCED = 8;
+
+function plausibleWord(w: string): boolean {
+  if (/^\p{Lu}\.$/u.test(w)) return true;
+  if (/['’]s?$/u.test(w) || w.split('-').some((seg) => !/^\p{Lu}/u.test(seg))) return false;
+  const lower = w.toLowerCase().replace(/[.'’]/g, '');
+  const parts = [lower, ...lower.split('-')];
+  return parts.every((p) => !NOT_NAME_WORDS.has(p) && !NOT_INTRODUCED.has(p) && !(isSkillForm(p) && !COMMON_WORD_NAMES.has(p)));
+}
+
+/** The name's words if they read as a person's name; null if not (a title, a skill, an organisation, an adjective). */
+function plausibleName(value: string, minWords: number): string | null {
+  const words = value.split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
+  const full = words.filter((w) => !/^\p{Lu}\.$/u.test(w));
+  if (full.length < minWords || !words.every(plausibleWord) || isSkillForm(value.toLowerCase())) return null;
+  if (full.length === 1 && isWellKnownName(full[0]!.toLowerCase())) return null;
+  return value;
+}
+
+function decide(cue: Cue, text: string, m: RegExpExecArray, name: string, titled: boolean, greeted: boolean, found: Set<string>): void {
+  const after = text.slice(m.index + m[0].length, m.index + m[0].length + 40);
+  let minWords = 1;
+  let ends: boolean;
+  if (cue === 'prose') ends = PROSE_END.test(after);
+  else if (cue === 'opener') {
+    // "Sam Keller here —": what follows "here" is punctuation; a one-word name only after a greeting ("Hi, Sam here").
+    ends = m[0].endsWith('here') ? /^[ \t]*(?:$|\n|[,!—–]|-[ \t])/u.test(after) : PROSE_END.test(after);
+    minWords = greeted ? 1 : 2;
+  } else {
+    ends = LINE_END.test(after);
+    // A label's value of one word could be a place or a company ("Contact: Berlin"); with a title it is a person.
+    if (cue === 'label') {
+      minWords = titled ? 1 : 2;
+      if (PLACE_AFTER.test(after)) ends = false;
+    }
+  }
+  const value = ends ? plausibleName(name, minWords) : null;
+  if (value !== null && found.size < MAX_INTRODUCED) found.add(value);
+}
+
+/** The text's last line with letters, placeholders aside: where a letter is signed. */
+function lastLineWithLetters(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end);
+    if (/\p{L}/u.test(line.replace(/\[[A-Z]+\]/g, ''))) return line;
+    end = start - 1;
+  }
+  return '';
+}
+
+/**
+ * Adds to found the names the text introduces (see above), to be removed wherever they are written, as a header's name
+ * is. The text is not changed here.
+ */
+export function findIntroducedNames(text: string, found: string[]): void {
+  if (!CUE_HINT.test(text)) return;
+  const names = new Set<string>();
+  for (const m of text.matchAll(PROSE_RE)) decide('prose', text, m, m[1]!, false, false, names);
+  for (const m of text.matchAll(OPENER_RE)) decide('opener', text, m, (m[2] ?? m[3])!, false, m[1] !== undefined, names);
+  for (const m of text.matchAll(SIGNOFF_RE)) {
+    // Between the sign-off and the name: punctuation or a line break ("Thanks Sam Keller for" is no sign-off).
+    if (/[,:.!—–\n-]/.test(m[1]!)) decide('signoff', text, m, m[2]!, false, false, names);
+  }
+  const last = lastLineWithLetters(text);
+  const dash = DASH_RE.exec(last);
+  if (dash) decide('dash', last, dash, dash[1]!, false, false, names);
+  for (const m of text.matchAll(LABEL_RE)) decide('label', text, m, m[2]!, m[1] !== '', false, names);
+  found.push(...names);
+}

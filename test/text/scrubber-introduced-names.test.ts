@@ -1,0 +1,87 @@
+// A name the text itself introduces ("My name is Sam Keller", "Regards,\nSam Keller", "Referee: Dr. Jane Smith") when the
+// candidate record has no name field and the name is in no header or "Name:" line: removed there and wherever else it
+// is written. Look-alikes (a job title, a skill, a company, a nationality after the same words) stay. The rest of the
+// scrubber's cases are in scrubber.test.ts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { scrubRow } from '../../src/candidates/candidate-service.js';
+import { scrub } from '../../src/text/scrubber.js';
+
+// A resume whose first line is no name, so the header rule finds nothing: the text after it carries the name.
+const HEADING = 'Backend engineer, 6 years of Go and Kafka.\n\n';
+
+const removed: Array<[string, string, string]> = [
+  // [what, input, expected]
+  ['my name is', 'My name is Sam Keller. Keller built the billing system.', 'My name is [NAME]. [NAME] built the billing system.'],
+  ["I'm, then a comma", "I'm Sam Keller, a backend engineer. Sam led the migration.", "I'm [NAME], a backend engineer. [NAME] led the migration."],
+  ['I am, then and', 'I am Sam Keller and I build payment systems.', 'I am [NAME] and I build payment systems.'],
+  ['colleagues call me', 'Colleagues call me Sam Keller; Keller reviews every design.', 'Colleagues call me [NAME]; [NAME] reviews every design.'],
+  ['here, opening a letter', 'Sam Keller here — backend engineer looking for a platform role.', '[NAME] here — backend engineer looking for a platform role.'],
+  ['this is', 'Dear hiring team,\nThis is Sam Keller, applying for the Go role.', 'Dear hiring team,\nThis is [NAME], applying for the Go role.'],
+  ["a greeting, then I'm and a first name", "Hi, I'm Sam! Sam ships Go services.", "Hi, I'm [NAME]! [NAME] ships Go services."],
+  ['signed', 'Thanks for reading.\nsigned, Sam Keller', 'Thanks for reading.\nsigned, [NAME]'],
+  ['regards on the line before', 'I look forward to hearing from you.\n\nRegards,\nSam Keller\nBackend engineer', 'I look forward to hearing from you.\n\nRegards,\n[NAME]\nBackend engineer'],
+  ['a dash at the end of a cover letter', 'I would love to help your team ship.\n— Sam Keller', 'I would love to help your team ship.\n— [NAME]'],
+  ['a contact label', 'Contact: Sam Keller | [EMAIL]', 'Contact: [NAME] | [EMAIL]'],
+  ['a referee with a title and an employer', 'Referee: Dr. Jane Smith, Acme Corp', 'Referee: Dr. [NAME], Acme Corp'],
+  ['references with a role in brackets', 'References: John Doe (manager)', 'References: [NAME] (manager)'],
+  // The whole forms of an introduced name are found as a header's are: particles, initials, apostrophes, accents.
+  ['particles, an initial, an apostrophe', 'My name is Ludwig van Beethoven. I am Sean P. O’Brien.', 'My name is [NAME]. I am [NAME].'],
+  ['accented letters', 'Je suis ingénieur. My name is José García; García wrote it.', 'Je suis ingénieur. My name is [NAME]; [NAME] wrote it.'],
+  ['a kind-regards sign-off on its own line, a title after the name', 'Kind regards,\nSam Keller, Backend Engineer', 'Kind regards,\n[NAME], Backend Engineer'],
+  ['I go by', 'Samuel on paper, but I go by Sam.', '[NAME] on paper, but I go by [NAME].'],
+];
+
+for (const [what, input, expected] of removed) {
+  test(`removes an introduced name: ${what}`, () => {
+    assert.equal(scrub(HEADING + input), HEADING + expected);
+  });
+}
+
+const kept: Array<[string, string]> = [
+  // Job titles and skills after the same words.
+  ['a job title after I am', "I'm Senior Engineer at Acme. I am Lead Developer, and I am Team Lead."],
+  ['a skill after I am', 'I am Go developer. I am Java, Spring and Kafka developer. I am Scrum Master certified.'],
+  ['certifications in capitals', "I'm AWS certified. I'm Microsoft Certified. I am Google Cloud Certified, and I'm Salesforce Admin."],
+  ['a name that is no name', 'My name is on the patent. My name is listed in the paper.'],
+  ['a team signing off', 'Regards, The Acme Team\n\nThanks,\nThe Hiring Team\n\nBest,\nRecruiting Team'],
+  ['a skill or a company after this is', 'This is Kubernetes. This is Acme Corp’s flagship product. This is Google.'],
+  ['adjectives in title case', "I'm Excited to apply. I am Passionate, Reliable and Punctual. I'm Available. I am Fluent in Go."],
+  ['nationalities and languages', "I'm Canadian and I am Bilingual. I am German, and I'm British."],
+  ['a hyphenated place or trait', 'I am Berlin-based. I am Detail-Oriented.'],
+  ['a day after call me', 'Call me Monday. Call me ASAP. Please call me at [PHONE].'],
+  ['a place after a contact label', 'Contact: New York | [EMAIL]\nContact: Mountain View, CA\nContact: Berlin, Germany'],
+  ['references on request', 'References: Available upon request\nReferences: Available Upon Request\nReferences - Provided on Request'],
+  ['a heading with here', 'Code Samples here: [URL]\nClick here. More Details here:'],
+  ['a skill list ending in a dash bullet', 'Skills\n- Public Speaking\n– Team Leadership'],
+  ['signed and designed in prose', 'Designed UI; signed RESTful services; signed Acme Corp as a client.'],
+  ['a company alone after a sign-off word in prose', 'Best practices at Acme; thanks to Kafka we scaled.'],
+];
+
+for (const [what, input] of kept) {
+  test(`keeps a look-alike of an introduced name: ${what}`, () => {
+    assert.equal(scrub(HEADING + input), HEADING + input);
+  });
+}
+
+test('an introduced name is removed wherever the text repeats it, in any form a header name would be', () => {
+  const resume = `${HEADING}About me: my name is Samuel Keller.\nSam Keller led the team; Keller wrote the runbook. Mail samuelkeller at acme.com.`;
+  assert.equal(scrub(resume), `${HEADING}About me: my name is [NAME].\n[NAME] led the team; [NAME] wrote the runbook. Mail [EMAIL].`);
+});
+
+test('a record with no name field: its stored scrubbed resume holds no introduced name', () => {
+  const row = { id: 'x', name: null, email: null, phone: null, headline: 'Backend engineer', location: 'Berlin', skills: ['Go'] };
+  const scrubbed = scrubRow({ ...row, resume: `${HEADING}Colleagues call me Sam Keller.\n\nRegards,\nSam Keller` });
+  assert.equal(scrubbed.scrubbedText, `${HEADING}Colleagues call me [NAME].\n\nRegards,\n[NAME]`);
+});
+
+test('short fields guess no name: a location or a skill is no introduction', () => {
+  assert.equal(scrub("I'm Sam Keller", { detectNames: false }), "I'm Sam Keller");
+});
+
+test('introduced names are idempotent: a scrubbed text scrubs to itself', () => {
+  for (const [, input] of removed) {
+    const once = scrub(HEADING + input);
+    assert.equal(scrub(once), once, input);
+  }
+});
