@@ -85,3 +85,12 @@ test('introduced names are idempotent: a scrubbed text scrubs to itself', () => 
     assert.equal(scrub(once), once, input);
   }
 });
+
+test("a first line that introduces its author is no header name: 'I'm' and 'Am' stay words of the text", () => {
+  // The header rule took the whole line for the name, so "I'm" was removed wherever the text wrote it.
+  assert.equal(
+    scrub("I'm Sam Keller, backend engineer\nI'm happy to relocate. I'm in Berlin."),
+    "I'm [NAME], backend engineer\nI'm happy to relocate. I'm in Berlin.",
+  );
+  assert.equal(scrub('I Am Sam Keller\nI Am a developer. Am I?'), 'I Am [NAME]\nI Am a developer. Am I?');
+});
