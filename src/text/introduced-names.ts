@@ -43,7 +43,8 @@ const NOT_INTRODUCED = new Set(
     'committee office recruiting recruitment talent hiring people everyone applicant candidate sir madam upon request ' +
     'provided furnished principal master member contributor volunteer mentor leader partner fellow city town county ' +
     'province region district island valley beach code samples sample demo demos details detail click more view live link ' +
-    'links apply read see open source anytime directly').split(' '),
+    'links apply read see open source anytime directly list mailing discussion ecosystem community maintainer author ' +
+    'contributor user desk helpdesk').split(' '),
 );
 
 const HONORIFIC = '(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sir|Dame)\\.?[ \\t]{1,3})?';
@@ -70,7 +71,7 @@ const OPENER_RE = new RegExp(`${STARTS}${GREETING}(?:[Tt]his[ \\t]+is[ \\t]{1,3}
 const SIGNOFF_RE = new RegExp(
   `${STARTS}(?:(?:(?:[Kk]ind|[Bb]est|[Ww]arm(?:est)?|[Mm]any)[ \\t]+)?[Rr]egards|[Ss]incerely(?:[ \\t]+yours)?|[Yy]ours(?:[ \\t]+(?:truly|sincerely|faithfully|respectfully))?|` +
     `[Rr]espectfully(?:[ \\t]+yours)?|[Cc]ordially|[Ss]igned|[Tt]hanks|[Tt]hank[ \\t]+you|[Cc]heers|[Bb]est(?:[ \\t]+wishes)?|[Ww]ith[ \\t]+(?:thanks|gratitude|appreciation))` +
-    `([ \\t]*[,:.!—–-]?[ \\t]*(?:\\n[ \\t]*){0,2})${HONORIFIC}${NAME}`,
+    `([ \\t]*[,:—–-]?[ \\t]*(?:\\n[ \\t]*){0,2})${HONORIFIC}${NAME}`,
   'gu',
 );
 // "— Sam Keller" on the last line: how a letter is signed. An ASCII hyphen is a bullet ("- Public Speaking").
@@ -81,10 +82,11 @@ const LABEL_RE = new RegExp(
 );
 const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|referee|reference/i;
 
-// What ends an introduction in prose: punctuation, the end of the line, or a word that goes on about the person.
-const PROSE_END = /^(?:$|[ \t]*(?:\n|$|[,.;:!?)(—–]|-[ \t])|[ \t]+(?:and|from|here|but|who|aka)(?![\p{L}]))/u;
-// What ends a name on a line of its own or a label's value: the line's end, or a column or a title after it.
-const LINE_END = /^[ \t]*(?:$|\n|[,;|(.!—–]|-[ \t])/u;
+// What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
+// word that goes on about the person.
+const PROSE_END = /^(?:$|[ \t]*(?:\n|$|[,.;:!?)(<—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])|[ \t]+(?:and|from|here|but|who|aka)(?![\p{L}]))/u;
+// What ends a name on a line of its own or a label's value: the line's end, a contact detail, or a column or a title.
+const LINE_END = /^[ \t]*(?:$|\n|[,;|(<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
 // "Contact: Mountain View, CA": a place has a state or a country after its comma.
 const PLACE_AFTER = /^,[ \t]*(?:[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
 
@@ -96,7 +98,9 @@ function plausibleWord(w: string): boolean {
   if (/['’]s?$/u.test(w) || w.split('-').some((seg) => !/^\p{Lu}/u.test(seg))) return false;
   const lower = w.toLowerCase().replace(/[.'’]/g, '');
   const parts = [lower, ...lower.split('-')];
-  return parts.every((p) => !NOT_NAME_WORDS.has(p) && !NOT_INTRODUCED.has(p) && !(isSkillForm(p) && !COMMON_WORD_NAMES.has(p)));
+  // A plural of such a word is none either ("Samba Developers", "Recruiters").
+  const word = (p: string) => NOT_NAME_WORDS.has(p) || NOT_INTRODUCED.has(p);
+  return parts.every((p) => !word(p) && !(p.endsWith('s') && word(p.slice(0, -1))) && !(isSkillForm(p) && !COMMON_WORD_NAMES.has(p)));
 }
 
 /** The name's words if they read as a person's name; null if not (a title, a skill, an organisation, an adjective). */
@@ -151,8 +155,9 @@ export function findIntroducedNames(text: string, found: string[]): void {
   for (const m of text.matchAll(PROSE_RE)) decide('prose', text, m, m[1]!, false, false, names);
   for (const m of text.matchAll(OPENER_RE)) decide('opener', text, m, (m[2] ?? m[3])!, false, m[1] !== undefined, names);
   for (const m of text.matchAll(SIGNOFF_RE)) {
-    // Between the sign-off and the name: punctuation or a line break ("Thanks Sam Keller for" is no sign-off).
-    if (/[,:.!—–\n-]/.test(m[1]!)) decide('signoff', text, m, m[2]!, false, false, names);
+    // Between the sign-off and the name: a comma, a colon, a dash or a line break ("Thanks Sam Keller for" is no sign-off),
+    // not a full stop ("Thanks.\nKey Accomplishments" is a heading after a sentence).
+    if (/[,:—–\n-]/.test(m[1]!)) decide('signoff', text, m, m[2]!, false, false, names);
   }
   const last = lastLineWithLetters(text);
   const dash = DASH_RE.exec(last);

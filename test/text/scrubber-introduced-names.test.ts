@@ -30,6 +30,8 @@ const removed: Array<[string, string, string]> = [
   ['accented letters', 'Je suis ingénieur. My name is José García; García wrote it.', 'Je suis ingénieur. My name is [NAME]; [NAME] wrote it.'],
   ['a kind-regards sign-off on its own line, a title after the name', 'Kind regards,\nSam Keller, Backend Engineer', 'Kind regards,\n[NAME], Backend Engineer'],
   ['I go by', 'Samuel on paper, but I go by Sam.', '[NAME] on paper, but I go by [NAME].'],
+  // A contact detail after the name ends it as punctuation does.
+  ['an address after a signed name', 'Regards,\nSam Keller <sam@acme.io>\n-- Jane Roe [PHONE]', 'Regards,\n[NAME] <[EMAIL]>\n-- [NAME] [PHONE]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -56,6 +58,8 @@ const kept: Array<[string, string]> = [
   ['a skill list ending in a dash bullet', 'Skills\n- Public Speaking\n– Team Leadership'],
   ['signed and designed in prose', 'Designed UI; signed RESTful services; signed Acme Corp as a client.'],
   ['a company alone after a sign-off word in prose', 'Best practices at Acme; thanks to Kafka we scaled.'],
+  ['a heading after a sentence of thanks', 'Thank you for reading.\nKey Accomplishments\nThanks!\nKey Wins'],
+  ['a team or a list after a contact label, in the plural', 'Contact: Samba Developers; Contact: Public Suffix List <[EMAIL]>\nReferences: Senior Engineers (2)'],
 ];
 
 for (const [what, input] of kept) {
