@@ -1,5 +1,5 @@
 // A model server's error body that echoes the prompt without quoting it: what it echoes is ours (the request, which the
-// audit trail keeps) and can hold a name the scrubber could not recognise ("colleagues call me Sam Keller"), so no log
+// audit trail keeps) and can hold a name the scrubber could not recognise ("with my mentor Sam Keller"), so no log
 // line, run error or ledger row carries it; the server's own words (what went wrong) are kept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -10,12 +10,13 @@ import { scriptedModel, userText } from '../support/scripted-model.js';
 
 const NAME = 'Sam Keller';
 const EMAIL = 'sam.keller@example.com';
-// No name field: the name is in the prose, where the scrubber cannot tell it from other words, so the prompt has it.
+// No name field, and a name in the prose that no words introduce: the scrubber cannot tell it from other words, so the
+// prompt has it ("colleagues call me Sam Keller" it now finds).
 const SAM = candidate('sk', {
   name: undefined,
   email: undefined,
   skills: ['Go', 'Kubernetes'],
-  resume: `Backend engineer with 8 years in Go; colleagues call me ${NAME}, and I led the Go migration of the billing ledger on Kubernetes at Acme. Reach me at ${EMAIL}.`,
+  resume: `Backend engineer with 8 years in Go; with my mentor ${NAME}, I led the Go migration of the billing ledger on Kubernetes at Acme. Reach me at ${EMAIL}.`,
 });
 
 /** What vLLM-style servers answer for a prompt too long, followed by the start of the prompt as a proxy appends it. */
