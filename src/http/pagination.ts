@@ -47,6 +47,24 @@ export function pageOf<T extends { createdAt: Date | string; id: string }>(rows:
   return { items, nextCursor };
 }
 
+/**
+ * A cursor of a list ordered by a number that only grows (an event's seq, a trail row's id): that number's digits, up
+ * to `max`, as text (a bigint may pass 2^53). Anything else was not issued here.
+ */
+export function decodeSequenceCursor(cursor: string, max: bigint): string {
+  if (!/^\d+$/.test(cursor) || cursor.length > String(max).length || BigInt(cursor) > max) {
+    throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
+  }
+  return cursor;
+}
+
+/** Given limit+1 rows in sequence order, the page and the cursor of the next one (the last row's number). */
+export function sequencePageOf<T>(rows: T[], limit: number, numberOf: (row: T) => number | string) {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last !== undefined ? String(numberOf(last)) : null };
+}
+
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 }

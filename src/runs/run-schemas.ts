@@ -160,13 +160,6 @@ export const EventSchema = z
   .object({ seq: z.number().int(), at: Timestamp, type: z.string(), data: z.record(z.string(), z.unknown()) })
   .meta({ id: 'RunEvent' });
 
-// The trail is a list like any other (API.md, Conventions): a run's trail holds every model exchange with its whole
-// scrubbed prompt, megabytes for a long run, and one answer must not have to carry it all.
-export const TraceQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional().describe('The nextCursor of the previous page.'),
-}).strict();
-
 export const TraceSchema = z
   .object({
     runId: z.uuid(),

@@ -1,6 +1,7 @@
 // Starting, reading and cancelling matching runs: the rules the routes apply, in one place.
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import { sequencePageOf } from '../http/pagination.js';
 import { AppError, ConflictError, NotFoundError, TooManyRequestsError, UnprocessableError } from '../errors.js';
 import type { Engine } from '../matching/domain.js';
 import type { RoleInput } from '../roles/role-schemas.js';
@@ -143,18 +144,12 @@ export function createRunService(deps: {
 
     async events(orgId: string, id: string, after: number, limit: number) {
       if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
-      const items = await runs.events(id, after, limit + 1);
-      const page = items.slice(0, limit);
-      const last = page[page.length - 1];
-      return { items: page, nextCursor: items.length > limit && last ? String(last.seq) : null };
+      return sequencePageOf(await runs.events(id, after, limit + 1), limit, (e) => e.seq);
     },
 
     async trace(orgId: string, id: string, afterId: string | null, limit: number) {
       if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
-      const items = await runs.trace(id, afterId, limit + 1);
-      const page = items.slice(0, limit);
-      const last = page[page.length - 1];
-      return { runId: id, items: page, nextCursor: items.length > limit && last ? String(last.id) : null };
+      return { runId: id, ...sequencePageOf(await runs.trace(id, afterId, limit + 1), limit, (t) => t.id) };
     },
 
     list: runs.list,

@@ -13,7 +13,6 @@ import {
   MAX_EVENT_SEQ,
   RunSchema,
   RunSummarySchema,
-  TraceQuerySchema,
   TraceSchema,
   type Run,
   type RunStatus,
@@ -22,7 +21,7 @@ import type { RunService } from '../../runs/run-service.js';
 import { BadRequestError } from '../../errors.js';
 import { callerOf } from '../auth.js';
 import type { FinishedRunAnswer, FinishedRunCache } from '../finished-runs.js';
-import { decodeCursor, pageOf } from '../pagination.js';
+import { decodeCursor, decodeSequenceCursor, PageQuerySchema, pageOf } from '../pagination.js';
 import { ProblemSchema, limited, notFound, standardErrors } from '../problem.js';
 import { IdParamsSchema } from '../schemas.js';
 
@@ -224,10 +223,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     handler: async (request) => {
       const { after, limit, cursor } = request.query;
       let from = after;
-      if (cursor !== undefined) {
-        if (!/^\d{1,10}$/.test(cursor) || Number(cursor) > MAX_EVENT_SEQ) throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
-        from = Number(cursor);
-      }
+      if (cursor !== undefined) from = Number(decodeSequenceCursor(cursor, BigInt(MAX_EVENT_SEQ)));
       return deps.runs.events(callerOf(request).orgId, request.params.id, from, limit);
     },
   });
@@ -253,16 +249,15 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
       tags,
       summary: "The run's audit trail (scrubbed text only), oldest first",
       params: IdParamsSchema,
-      querystring: TraceQuerySchema,
+      // The trail is a list like any other (API.md, Conventions): a long run's is megabytes of prompts.
+      querystring: PageQuerySchema,
       response: { 200: TraceSchema, ...standardErrors, ...notFound },
     },
     handler: async (request) => {
       const { limit, cursor } = request.query;
-      // A trail row's id is a bigint: up to 19 digits, below 2^63.
-      if (cursor !== undefined && (!/^\d{1,19}$/.test(cursor) || BigInt(cursor) >= 2n ** 63n)) {
-        throw new BadRequestError('The cursor is not one this service issued.', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
-      }
-      return deps.runs.trace(callerOf(request).orgId, request.params.id, cursor ?? null, limit);
+      // A trail row's id is a bigint.
+      const after = cursor === undefined ? null : decodeSequenceCursor(cursor, 2n ** 63n - 1n);
+      return deps.runs.trace(callerOf(request).orgId, request.params.id, after, limit);
     },
   });
 
