@@ -4,6 +4,9 @@
 // Used for rows that record work rather than decide it (the model-call ledger, the audit trail): a
 // model answer need not wait for its ledger row, but a run is not finished before its rows are written.
 
+/** How often a write the database refused for an outage is tried again, unless told otherwise. */
+export const OUTAGE_RETRY_MS = 500;
+
 export interface BatchWriterOptions<T> {
   /** Writes a batch in one statement; throws if nothing was written. */
   writeBatch(items: T[]): Promise<void>;
@@ -66,7 +69,7 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
           if (Date.now() - outageSince < opts.outage.waitMs) {
             // Not an attempt: the rows were not refused, the database was not there.
             attempt--;
-            await sleep(opts.outage.retryMs ?? 500);
+            await sleep(opts.outage.retryMs ?? OUTAGE_RETRY_MS);
             continue;
           }
         }
