@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTermRarity } from '../../src/retrieval/term-rarity.js';
 import { RunParamsSchema } from '../../src/runs/run-schemas.js';
-import { socketUrl } from '../support/database.js';
+import { connectionUrl } from '../support/database.js';
 import { fakeReply, startFakeLlmServer, type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server.js';
 import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
@@ -56,7 +56,7 @@ before(async () => {
   assert.equal(res.statusCode, 200, res.body);
   orgId = (await api.db.query<{ id: string }>("SELECT id FROM organisations WHERE name = 'default'")).rows[0]!.id;
   worker = await startTestRuntime(
-    { ...LLM, LLM_BASE_URL: server.url, PROCESS_ROLE: 'all', DATABASE_URL: socketUrl(api.db), DB_POOL_MAX: '4', CACHE_TTL_MS: String(CACHE_TTL_MS) },
+    { ...LLM, LLM_BASE_URL: server.url, PROCESS_ROLE: 'all', DATABASE_URL: connectionUrl(api.db), DB_POOL_MAX: '4', CACHE_TTL_MS: String(CACHE_TTL_MS) },
     { now: clock.now },
   );
 });

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate, readMigrations } from '../../src/db/migrate.js';
+import { connectionUrl } from '../support/database.js';
 
 test('concurrent boots apply every migration exactly once', async () => {
   // One embedded server, several independent pools reaching it over the wire, as separate processes would.
   const server = await openDatabase({ dataDir: 'memory://', poolMax: 2 });
-  const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(server.embedded!.socketDir)}`;
+  const url = connectionUrl(server);
   const clients = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: url, dataDir: 'unused', poolMax: 2 })));
   try {
     const applied = await Promise.all(clients.map((db) => migrate(db)));

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrate, MigrationError, readMigrations } from '../../src/db/migrate.js';
 import { DatabaseFaultError } from '../../src/errors.js';
-import { createTestDatabase, socketUrl } from '../support/database.js';
+import { createTestDatabase, connectionUrl } from '../support/database.js';
 import { createPostgresTestDatabase, TEST_DATABASE_URL } from '../support/postgres.js';
 
 const skip = TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set (npm run test:postgres sets up a server)';
@@ -86,7 +86,7 @@ test('a role that may not create the vector extension stops the migration with w
 
 test('DB_STATEMENT_TIMEOUT_MS: the server cancels a longer statement, a named timeout, and the pool goes on', { skip }, async () => {
   const db = await createTestDatabase();
-  const limited = await open(socketUrl(db), { statementTimeoutMs: 200 });
+  const limited = await open(connectionUrl(db), { statementTimeoutMs: 200 });
   try {
     const started = Date.now();
     await assert.rejects(limited.query('SELECT pg_sleep(5)'), (err) => err instanceof DatabaseFaultError && err.fault === 'database_timeout');
@@ -102,7 +102,7 @@ test('DB_STATEMENT_TIMEOUT_MS: the server cancels a longer statement, a named ti
 
 test('DB_LOCK_TIMEOUT_MS: a statement waiting longer for a row lock is cancelled, a named timeout, and rolls back', { skip }, async () => {
   const db = await createTestDatabase();
-  const limited = await open(socketUrl(db), { lockTimeoutMs: 200 });
+  const limited = await open(connectionUrl(db), { lockTimeoutMs: 200 });
   try {
     await db.query("INSERT INTO organisations (name) VALUES ('locked')");
     let release!: () => void;

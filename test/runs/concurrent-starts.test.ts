@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { initialContext } from '../../src/matching/context.js';
 import { createRunQueue, LeaseLostError } from '../../src/runs/run-queue.js';
 import { RunParamsSchema } from '../../src/runs/run-schemas.js';
-import { socketUrl } from '../support/database.js';
+import { connectionUrl } from '../support/database.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startApiWithCandidates, startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
 import { startTestWorker } from '../support/worker.js';
@@ -19,7 +19,7 @@ let other: TestRuntime;
 before(async () => {
   rt = await startApiWithCandidates(backendPool(), limits);
   // A small pool: the embedded database serves other processes a few connections beyond its own pool's.
-  other = await startTestRuntime({ ...limits, PROCESS_ROLE: 'api', DATABASE_URL: socketUrl(rt.db), DB_POOL_MAX: '6' });
+  other = await startTestRuntime({ ...limits, PROCESS_ROLE: 'api', DATABASE_URL: connectionUrl(rt.db), DB_POOL_MAX: '6' });
 });
 after(async () => {
   await other?.close();

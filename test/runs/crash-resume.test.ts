@@ -13,7 +13,7 @@ import { createRoleStore } from '../../src/roles/role-store.js';
 import { ensureVectorIndex } from '../../src/retrieval/search.js';
 import { RunParamsSchema } from '../../src/runs/run-schemas.js';
 import { createRunStore } from '../../src/runs/run-store.js';
-import { createTestDatabase, socketUrl } from '../support/database.js';
+import { createTestDatabase, connectionUrl } from '../support/database.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
@@ -53,7 +53,7 @@ function startWorker(): ChildProcess {
       PROCESS_ROLE: 'worker',
       // Workers serve their operations routes; two on one host need ports of their own.
       PORT: '0',
-      DATABASE_URL: socketUrl(db),
+      DATABASE_URL: connectionUrl(db),
       DB_POOL_MAX: '4',
       ...crashTestEnv(fake.url),
       LOG_LEVEL: 'warn',

@@ -12,7 +12,7 @@ import { createRoleStore } from '../../src/roles/role-store.js';
 import { RunParamsSchema } from '../../src/runs/run-schemas.js';
 import { createRunStore } from '../../src/runs/run-store.js';
 import { ensureVectorIndex } from '../../src/retrieval/search.js';
-import { createTestDatabase, socketUrl } from '../support/database.js';
+import { createTestDatabase, connectionUrl } from '../support/database.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
 import { childEnv } from '../support/service-process.js';
@@ -45,7 +45,7 @@ after(async () => {
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: childEnv({ PROCESS_ROLE: 'worker', PORT: '0', DATABASE_URL: socketUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' }),
+    env: childEnv({ PROCESS_ROLE: 'worker', PORT: '0', DATABASE_URL: connectionUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(child);

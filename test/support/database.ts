@@ -76,9 +76,9 @@ export async function createTestDatabase(opts: { poolMax?: number; connectionTim
 }
 
 /** A connection string other processes can use to reach a test database (the embedded one over its socket). */
-export function socketUrl(db: Database): string {
+export function connectionUrl(db: Database): string {
   if (db.embedded) return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(db.embedded.socketDir)}`;
   const url = urls.get(db);
-  if (!url) throw new Error('socketUrl: a PostgreSQL database not made by createTestDatabase() or startTestRuntime()');
+  if (!url) throw new Error('connectionUrl: a PostgreSQL database not made by createTestDatabase() or startTestRuntime()');
   return url;
 }
