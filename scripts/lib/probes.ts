@@ -7,6 +7,7 @@ export interface ProbeMark {
   elu: EventLoopUtilization;
   cpu: NodeJS.CpuUsage;
   dbBusyMs: number;
+  walLsn: string;
 }
 
 export interface ProbeReport {
@@ -17,6 +18,8 @@ export interface ProbeReport {
   cpuShare: number;
   /** Time the embedded database spent executing wire-protocol messages (one at a time); null with DATABASE_URL. */
   dbBusyMs: number | null;
+  /** Write-ahead log the database wrote (every process's work on it, not only this one's). */
+  walBytes: number;
 }
 
 /**
@@ -27,10 +30,11 @@ export interface ProbeReport {
 export function probe(db: Database) {
   const embedded = db.embedded;
   const dbBusyMs = async () => (embedded ? embedded.busyMs() : 0);
+  const walLsn = async () => (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
   return {
     async mark(): Promise<ProbeMark> {
       const mark = { at: performance.now(), elu: performance.eventLoopUtilization(), cpu: process.cpuUsage() };
-      return { ...mark, dbBusyMs: await dbBusyMs() };
+      return { ...mark, dbBusyMs: await dbBusyMs(), walLsn: await walLsn() };
     },
     async since(mark: ProbeMark): Promise<ProbeReport> {
       const wallMs = performance.now() - mark.at;
@@ -41,6 +45,7 @@ export function probe(db: Database) {
         eventLoopUtilisation: elu,
         cpuShare: (cpu.user + cpu.system) / 1000 / wallMs,
         dbBusyMs: embedded ? (await dbBusyMs()) - mark.dbBusyMs : null,
+        walBytes: (await db.query<{ bytes: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::bigint AS bytes', [mark.walLsn])).rows[0]!.bytes,
       };
     },
   };
@@ -51,5 +56,6 @@ export function probeRows(r: ProbeReport): Array<[string, number | string]> {
     ['event-loop utilisation (JS thread busy share)', r.eventLoopUtilisation],
     ['process CPU / wall (all threads)', r.cpuShare],
     ['embedded database busy share (one query at a time)', r.dbBusyMs === null ? 'n/a' : r.dbBusyMs / r.wallMs],
+    ['write-ahead log written, MB', r.walBytes / 1e6],
   ];
 }

@@ -38,7 +38,20 @@ export type ThreadMessage =
  * in memory (memory://) or in the OS page cache. work_mem, wal_buffers, temp_buffers, maintenance_work_mem and WAL
  * sizes made no difference beyond noise (a few MB); initialMemory cannot go below the module's 128MB.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+const MEMORY_PARAMS = ['-c', 'shared_buffers=32MB'];
+
+/**
+ * The write-ahead log's segments (16 MB each). A new segment is zero-filled by default, and PGlite's in-memory file
+ * system grows a file by 12.5 % per write past its end, copying it each time: the statement that crossed into a new
+ * segment waited 23-235 ms for it (median 166 ms, 30 segments, memory://), and in `bench pipeline` one run in two met
+ * one (a step's transition of 130-190 ms, idle share 9.4-13.3 % against 7.3-7.9 % without, four alternated pairs).
+ * wal_init_zero=off only sets the new file's length. Segments are recycled instead of created once a checkpoint has
+ * passed them (wal-keeper.ts): max_wal_size bounds how many are kept for that (PostgreSQL keeps up to max_wal_size of
+ * log after a checkpoint; 1 GB by default, in memory for a memory:// database), min_wal_size how few.
+ */
+const WAL_PARAMS = ['-c', 'wal_init_zero=off', '-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'];
+
+const START_PARAMS = [...PGlite.defaultStartParams, ...MEMORY_PARAMS, ...WAL_PARAMS];
 
 /**
  * One full garbage collection, once the database is up. Starting leaves large dead buffers behind: on a new data

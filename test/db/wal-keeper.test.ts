@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { checkpointIfWalExceeds, WAL_CHECKPOINT_BYTES } from '../../src/db/wal-keeper.js';
+import { migratedDump } from '../support/database.js';
+
+// The embedded database always: the keeper is the embedded database's (a server checkpoints by itself).
+async function embedded(opts: { walCheckIntervalMs?: number } = {}): Promise<Database> {
+  return openDatabase({ dataDir: 'memory://', poolMax: 2, loadDataDir: await migratedDump(), ...opts });
+}
+
+const SEGMENT = 16 * 1024 * 1024;
+
+const sinceCheckpoint = async (db: Database) =>
+  (await db.query<{ bytes: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::bigint AS bytes FROM pg_control_checkpoint()')).rows[0]!.bytes;
+const walFiles = async (db: Database) =>
+  (await db.query<{ n: number; bytes: number }>('SELECT count(*)::int AS n, coalesce(sum(size), 0)::bigint AS bytes FROM pg_ls_waldir()')).rows[0]!;
+
+/** Writes `segments` segments' worth of log: each switch ends the current segment, and a row starts the next. */
+async function writeLog(db: Database, segments: number): Promise<void> {
+  await db.query('CREATE TABLE IF NOT EXISTS wal_filler (v int)');
+  for (let i = 0; i < segments; i++) {
+    await db.query('SELECT pg_switch_wal()');
+    await db.query('INSERT INTO wal_filler VALUES ($1)', [i]);
+  }
+}
+
+test('a checkpoint is asked for only once two segments of log were written since the last one, and leaves at most max_wal_size of segments', async () => {
+  const db = await embedded();
+  try {
+    await db.query('CHECKPOINT');
+    await db.query('CREATE TABLE little (v int)');
+    await db.query('INSERT INTO little SELECT generate_series(1, 1000)');
+    assert.ok((await sinceCheckpoint(db)) < WAL_CHECKPOINT_BYTES);
+    assert.equal(await checkpointIfWalExceeds(db), false);
+    assert.ok((await sinceCheckpoint(db)) > 0, 'no checkpoint was made below the threshold');
+
+    // A backlog, as a process that ran before the keeper existed, or between two looks at a bulk load, leaves.
+    await writeLog(db, 10);
+    assert.ok((await walFiles(db)).n >= 10);
+    assert.ok((await sinceCheckpoint(db)) >= WAL_CHECKPOINT_BYTES);
+    assert.equal(await checkpointIfWalExceeds(db), true);
+    assert.ok((await sinceCheckpoint(db)) < SEGMENT, 'the checkpoint moved the redo point to the current segment');
+    // PostgreSQL keeps up to max_wal_size of passed segments for recycling (1 GB by default: all ten would stay).
+    const files = await walFiles(db);
+    assert.ok(files.bytes <= 64 * 1024 * 1024, `pg_wal holds ${files.n} segments (${files.bytes} bytes)`);
+  } finally {
+    await db.close();
+  }
+});
+
+test('the embedded database keeps its write-ahead log bounded while it runs: segments are recycled, not accumulated', async () => {
+  const db = await embedded({ walCheckIntervalMs: 20 });
+  try {
+    // Without checkpoints every segment stays (PGlite's single-user backend makes none by itself): 12 segments
+    // written would leave ~14 files. The keeper checkpoints behind the writes, and max_wal_size bounds what is kept.
+    for (let round = 0; round < 4; round++) {
+      await writeLog(db, 3);
+      const deadline = Date.now() + 5_000;
+      while ((await sinceCheckpoint(db)) >= WAL_CHECKPOINT_BYTES && Date.now() < deadline) await sleep(20);
+      assert.ok((await sinceCheckpoint(db)) < WAL_CHECKPOINT_BYTES, `round ${round}: the keeper checkpointed`);
+    }
+    const files = await walFiles(db);
+    assert.ok(files.bytes <= 64 * 1024 * 1024 + SEGMENT, `pg_wal holds ${files.n} segments (${files.bytes} bytes)`);
+  } finally {
+    await db.close();
+  }
+});
