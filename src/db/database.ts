@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { DatabaseFaultError, type DatabaseFault } from '../errors.js';
 import { startEmbedded, type EmbeddedServer } from './embedded.js';
-import { keepWalBounded } from './wal-keeper.js';
+import { keepEmbeddedUp } from './embedded-upkeep.js';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -47,8 +47,8 @@ export interface DatabaseOptions {
   onIdleError?: (err: Error) => void;
   /** The server rolled work back for a conflict (a deadlock), and it is about to run again (attempt: the one that failed). */
   onConflict?: (err: unknown, attempt: number) => void;
-  /** Embedded only: how often the write-ahead log is looked at for a checkpoint (wal-keeper.ts; tests shorten it). */
-  walCheckIntervalMs?: number;
+  /** Embedded only: how often its upkeep looks for a checkpoint or a vacuum to make (embedded-upkeep.ts; tests shorten it). */
+  upkeepIntervalMs?: number;
 }
 
 // Counts and sums come back as numbers, not strings: they are small enough here.
@@ -104,8 +104,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 
   const toResult = <R>(r: pg.QueryResult): QueryResult<R> => ({ rows: r.rows as R[], rowCount: r.rowCount ?? 0 });
   const queryable: Queryable = { query: async <R>(text: string, values?: unknown[]) => toResult<R>(await pool.query(text, values as unknown[])) };
-  // A PostgreSQL server checkpoints by itself; the embedded database's single-user backend does not (wal-keeper.ts).
-  const walKeeper = embedded ? keepWalBounded(queryable, opts.walCheckIntervalMs ? { intervalMs: opts.walCheckIntervalMs } : {}) : null;
+  // A PostgreSQL server checkpoints and vacuums by itself; the embedded database's single-user backend does neither.
+  const upkeep = embedded ? keepEmbeddedUp(queryable, opts.upkeepIntervalMs ? { intervalMs: opts.upkeepIntervalMs } : {}) : null;
 
   return {
     kind: embedded ? 'embedded' : 'postgres',
@@ -125,7 +125,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
-      await walKeeper?.stop();
+      await upkeep?.stop();
       await pool.end();
       await embedded?.stop();
     },

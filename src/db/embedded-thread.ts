@@ -46,7 +46,7 @@ const MEMORY_PARAMS = ['-c', 'shared_buffers=32MB'];
  * segment waited 23-235 ms for it (median 166 ms, 30 segments, memory://), and in `bench pipeline` one run in two met
  * one (a step's transition of 130-190 ms, idle share 9.4-13.3 % against 7.3-7.9 % without, four alternated pairs).
  * wal_init_zero=off only sets the new file's length. Segments are recycled instead of created once a checkpoint has
- * passed them (wal-keeper.ts): max_wal_size bounds how many are kept for that (PostgreSQL keeps up to max_wal_size of
+ * passed them (embedded-upkeep.ts): max_wal_size bounds how many are kept for that (PostgreSQL keeps up to max_wal_size of
  * log after a checkpoint; 1 GB by default, in memory for a memory:// database), min_wal_size how few.
  */
 const WAL_PARAMS = ['-c', 'wal_init_zero=off', '-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'];

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { checkpointIfWalExceeds, WAL_CHECKPOINT_BYTES } from '../../src/db/wal-keeper.js';
+import { checkpointIfWalExceeds, vacuumWhereDead, WAL_CHECKPOINT_BYTES } from '../../src/db/embedded-upkeep.js';
 import { migratedDump } from '../support/database.js';
 
-// The embedded database always: the keeper is the embedded database's (a server checkpoints by itself).
-async function embedded(opts: { walCheckIntervalMs?: number } = {}): Promise<Database> {
+// The embedded database always: the upkeep is the embedded database's (a server checkpoints and vacuums by itself).
+async function embedded(opts: { upkeepIntervalMs?: number } = {}): Promise<Database> {
   return openDatabase({ dataDir: 'memory://', poolMax: 2, loadDataDir: await migratedDump(), ...opts });
 }
 
@@ -51,7 +51,7 @@ test('a checkpoint is asked for only once two segments of log were written since
 });
 
 test('the embedded database keeps its write-ahead log bounded while it runs: segments are recycled, not accumulated', async () => {
-  const db = await embedded({ walCheckIntervalMs: 20 });
+  const db = await embedded({ upkeepIntervalMs: 20 });
   try {
     // Without checkpoints every segment stays (PGlite's single-user backend makes none by itself): 12 segments
     // written would leave ~14 files. The keeper checkpoints behind the writes, and max_wal_size bounds what is kept.
@@ -63,6 +63,47 @@ test('the embedded database keeps its write-ahead log bounded while it runs: seg
     }
     const files = await walFiles(db);
     assert.ok(files.bytes <= 64 * 1024 * 1024 + SEGMENT, `pg_wal holds ${files.n} segments (${files.bytes} bytes)`);
+  } finally {
+    await db.close();
+  }
+});
+
+/** The statistics a single-user backend reports when idle, reported now (they feed vacuumWhereDead). */
+async function flushStats(db: Database): Promise<void> {
+  await db.query('SELECT pg_stat_force_next_flush()');
+  await db.query('SELECT 1');
+}
+
+const tableBytes = async (db: Database, table: string) =>
+  (await db.query<{ bytes: number }>('SELECT pg_total_relation_size($1::regclass)::bigint AS bytes', [table])).rows[0]!.bytes;
+
+/** Rewrites every row's 40 KB TOASTed value, as a run's checkpoints rewrite its context: the old chunks die. */
+async function rewrite(db: Database, round: number): Promise<void> {
+  await db.query(`UPDATE contexts SET body = (SELECT string_agg(md5(($1::int * 1000 + g)::text || id), '') FROM generate_series(1, 1250) g)`, [round]);
+}
+
+test('tables whose dead rows or dead TOAST chunks passed the threshold are vacuumed, and their space is used again', async () => {
+  const db = await embedded();
+  try {
+    await db.query('CREATE TABLE contexts (id int PRIMARY KEY, body text)');
+    await db.query('ALTER TABLE contexts ALTER COLUMN body SET STORAGE EXTERNAL');
+    await db.query('INSERT INTO contexts SELECT g, NULL FROM generate_series(1, 20) g');
+    await rewrite(db, 0);
+    await flushStats(db);
+    const first = await tableBytes(db, 'contexts');
+    for (let round = 1; round <= 6; round++) {
+      await rewrite(db, round);
+      await flushStats(db);
+      assert.ok((await vacuumWhereDead(db)).includes('public.contexts'), `round ${round}: 20 rows of ~20 dead chunks each were vacuumed`);
+    }
+    // Without the vacuums every rewrite adds its 800 KB of chunks: seven times the first size.
+    const last = await tableBytes(db, 'contexts');
+    assert.ok(last < first * 2.5, `the table grew from ${first} to ${last} bytes`);
+
+    // Below the threshold nothing is vacuumed: a few dead rows are not worth a pass.
+    await db.query('UPDATE contexts SET body = body WHERE id <= 2');
+    await flushStats(db);
+    assert.deepEqual(await vacuumWhereDead(db), []);
   } finally {
     await db.close();
   }
