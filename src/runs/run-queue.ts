@@ -7,7 +7,7 @@ import { progressOf } from '../matching/context.js';
 import type { Engine, Evidence, RoleSpec, Subscores } from '../matching/domain.js';
 import { roleSpecJson } from '../roles/role-store.js';
 import type { RunParams, RunStatus, Stop } from './run-schemas.js';
-import { appendEvent } from './run-store.js';
+import { appendEvent, endEvent } from './run-store.js';
 
 export interface ClaimedRun {
   id: string;
@@ -67,7 +67,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
   /** Ends runs that were claimed maxAttempts times and whose lease ran out again: they keep failing. */
   async function failExhausted(): Promise<string[]> {
     return db.withTransaction(async (tx) => {
-      const r = await tx.query<{ id: string; iteration: number }>(
+      const r = await tx.query<{ id: string; stop: Stop; error: { title: string } }>(
         `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL,
            stop = jsonb_build_object('reason', 'error', 'iteration', (progress->>'iteration')::int,
                                      'reasoning', 'The run failed on every attempt.'),
@@ -76,10 +76,13 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
          WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND attempts >= $1
                         AND cancel_requested_at IS NULL
                       FOR UPDATE SKIP LOCKED)
-         RETURNING id, (progress->>'iteration')::int AS iteration`,
+         RETURNING id, stop, error`,
         [maxAttempts],
       );
-      for (const row of r.rows) await appendEvent(tx, row.id, 'run.failed', { error: 'attempts_exhausted' });
+      for (const row of r.rows) {
+        const end = endEvent('failed', row.stop, row.error);
+        await appendEvent(tx, row.id, end.type, end.data);
+      }
       return r.rows.map((row) => row.id);
     });
   }
@@ -92,15 +95,18 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
   async function cancelAbandoned(): Promise<string[]> {
     return db.withTransaction(async (tx) => {
       const reasoning = 'Cancelled on request; the shortlist keeps what was scored.';
-      const r = await tx.query<{ id: string; iteration: number }>(
+      const r = await tx.query<{ id: string; stop: Stop }>(
         `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL,
            lease_expires_at = NULL, stop = jsonb_build_object('reason', 'cancelled', 'iteration', (progress->>'iteration')::int, 'reasoning', $1::text)
          WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND cancel_requested_at IS NOT NULL
                       FOR UPDATE SKIP LOCKED)
-         RETURNING id, (progress->>'iteration')::int AS iteration`,
+         RETURNING id, stop`,
         [reasoning],
       );
-      for (const row of r.rows) await appendEvent(tx, row.id, 'run.stopped', { reason: 'cancelled', iteration: row.iteration, reasoning });
+      for (const row of r.rows) {
+        const end = endEvent('cancelled', row.stop, null);
+        await appendEvent(tx, row.id, end.type, end.data);
+      }
       return r.rows.map((row) => row.id);
     });
   }
@@ -278,13 +284,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       /** Events that lead to the final context (its last step's), written before the run's own last event. */
       events: EventInput[] = [],
     ): Promise<void> {
-      const all = [
-        ...events,
-        {
-          type: status === 'failed' ? 'run.failed' : 'run.stopped',
-          data: { reason: stop.reason, iteration: stop.iteration, reasoning: stop.reasoning, ...(error ? { error: error.title } : {}) },
-        },
-      ];
+      const all = [...events, endEvent(status, stop, error)];
       await db.withTransaction(async (tx) => {
         const r = await tx.query(
           `WITH r AS (

@@ -191,12 +191,14 @@ export function createRunStore(db: Database) {
         const status = r.rows[0]?.status;
         if (!status) return null;
         if (status === 'queued') {
+          const stop: Stop = { reason: 'cancelled', iteration: 0, reasoning: 'Cancelled before a worker started it.' };
           await tx.query(
             `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1,
                cancel_requested_at = now(), stop = $2 WHERE id = $1`,
-            [id, JSON.stringify({ reason: 'cancelled', iteration: 0, reasoning: 'Cancelled before a worker started it.' })],
+            [id, JSON.stringify(stop)],
           );
-          await appendEvent(tx, id, 'run.stopped', { reason: 'cancelled', iteration: 0 });
+          const end = endEvent('cancelled', stop, null);
+          await appendEvent(tx, id, end.type, end.data);
         } else if (status === 'running') {
           await tx.query('UPDATE matching_runs SET cancel_requested_at = coalesce(cancel_requested_at, now()) WHERE id = $1', [id]);
         }
@@ -229,6 +231,14 @@ export async function appendEvent(tx: Queryable, runId: string, type: string, da
     [runId, type, JSON.stringify(data)],
   );
   return r.rows[0]?.seq ?? 0;
+}
+
+/**
+ * A run's last event, however it ended (its worker, a cancel while queued, a sweep of an abandoned run): run.failed or
+ * run.stopped, with the run's stop and, for a failed run, its error's title, so every ending reads the same.
+ */
+export function endEvent(status: 'succeeded' | 'failed' | 'cancelled', stop: Stop, error: { title: string } | null) {
+  return { type: status === 'failed' ? 'run.failed' : 'run.stopped', data: { reason: stop.reason, iteration: stop.iteration, reasoning: stop.reasoning, ...(error ? { error: error.title } : {}) } };
 }
 
 export type RunStore = ReturnType<typeof createRunStore>;

@@ -1,6 +1,7 @@
 // Cancelling a running run: its model call in flight is aborted and it ends at once with what it had. And a cancel asked
 // of a running run whose worker then died (its lease ran out): the run ends cancelled, as asked, without another worker
-// taking it up and paying for model calls first, and not failed when it was on its last attempt.
+// taking it up and paying for model calls first, and not failed when it was on its last attempt. However a run ends,
+// its last event reads the same.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
@@ -124,4 +125,34 @@ test('with attempts left: no worker resumes it, it ends cancelled without a mode
   assert.equal(calls, 0, 'no agent was asked anything after the cancel');
   const row = (await rt.db.query<{ attempts: number; lease_owner: string | null }>('SELECT attempts, lease_owner FROM matching_runs WHERE id = $1', [id])).rows[0]!;
   assert.deepEqual(row, { attempts: 1, lease_owner: null }, 'not claimed again');
+});
+
+test('however a run ends, its last event carries its stop, and a failed run’s its error’s title, as the worker writes them', async () => {
+  /** The last event, and what it should say: the run's stop, with `error` the title when it failed. */
+  const ending = async (id: string) => {
+    const run = await finished(id);
+    const events = (await rt.app!.inject({ url: `/v1/matching-runs/${id}/events?limit=100`, headers: rt.auth() })).json().items;
+    return { last: events.at(-1), expected: { type: run.status === 'failed' ? 'run.failed' : 'run.stopped', data: { ...run.stop, ...(run.error ? { error: run.error.title } : {}) } } };
+  };
+  const check = ({ last, expected }: Awaited<ReturnType<typeof ending>>) => assert.deepEqual({ type: last.type, data: last.data }, expected);
+
+  // Cancelled while queued: no worker ever saw it.
+  const queued = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE } });
+  await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${queued.json().id}/cancel`, headers: rt.auth() });
+  check(await ending(queued.json().id));
+
+  // Claimed on its last attempt by a worker that died: it fails with its attempts exhausted.
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  const dead = createRunQueue(rt.db, { workerId: 'dead-worker', leaseMs: 60_000, maxAttempts: 1 });
+  assert.equal((await dead.claim())?.id, res.json().id);
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [res.json().id]);
+  await dead.failExhausted();
+  const exhausted = await ending(res.json().id);
+  assert.equal(exhausted.last.data.error, 'Attempts exhausted');
+  check(exhausted);
+
+  // Cancelled while a worker held it, the worker then gone; and one a worker ran to its end.
+  check(await ending(await cancelledAndAbandoned(3).then(async (id) => (await dead.cancelAbandoned(), id))));
+  const done = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  check(await withWorker({}, () => ending(done.json().id)));
 });
