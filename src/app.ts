@@ -17,7 +17,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
-import { ServiceUnavailableError, TooManyRequestsError } from './errors.js';
+import { BadRequestError, ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { fastValidatorCompiler } from './http/validation.js';
 import { registerErrorHandling, sendFrameworkProblem } from './http/error-handler.js';
@@ -43,6 +43,18 @@ function parseQueryWithoutEmpties(query: string): Record<string, unknown> {
   const parsed = parseQuery(query);
   for (const key of Object.keys(parsed)) if (parsed[key] === '') delete parsed[key];
   return parsed;
+}
+
+const prototypeKey = () =>
+  new BadRequestError('The body has a "__proto__" key, or a "constructor" key holding a "prototype", which could change the prototypes of objects: rename or remove it.');
+
+function isJson(body: string): boolean {
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
@@ -84,12 +96,14 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   app.removeContentTypeParser('text/plain');
   // A JSON content type over an empty body is no body (content of length 0), as when a client that labels every
   // request JSON cancels a run or erases a candidate: fastify's parser answered such a request 400. A route that
-  // needs a body still refuses it, by its schema, naming `body`. Everything else is fastify's own parser.
+  // needs a body still refuses it, by its schema, naming `body`. Everything else is fastify's own parser, which also
+  // refuses keys that could change prototypes, in the words it has for malformed JSON: such a body is valid JSON, and
+  // the answer says what is wrong with it instead.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
     if (body.length === 0) return done(null, undefined);
-    parseJson(request, body, done);
+    parseJson(request, body, (err, parsed) => done(err && isJson(body) ? prototypeKey() : err, parsed));
   });
   registerErrorHandling(app);
 

@@ -41,6 +41,13 @@ function tooLarge(request: FastifyRequest): string {
   return `The request body is larger than this route accepts (${size} of JSON).${hint}`;
 }
 
+/** What a client can do about a 415: send the body as JSON, labelled so; and what this request sent instead. */
+function notJson(request: FastifyRequest): string {
+  const given = request.headers['content-type'];
+  const sent = given ? `was ${JSON.stringify(given.slice(0, 100))}` : 'had none';
+  return `The body must be JSON, sent with Content-Type: application/json (this request's ${sent}).`;
+}
+
 export function sendProblem(reply: FastifyReply, status: number, code: string, title: string, detail: string, errors?: FieldError[]) {
   return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem(status, code, title, detail, errors));
 }
@@ -108,7 +115,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, 400, 'validation_failed', 'Invalid request', 'The request does not match the schema; see errors.', errors);
     }
     const known = err.code ? FASTIFY_CLIENT_ERRORS[err.code] : undefined;
-    if (known) return sendProblem(reply, known.status, known.code, known.title, known.status === 413 ? tooLarge(request) : err.message);
+    if (known) {
+      // Fastify's own words for these ("Unsupported Media Type") repeat the title and do not say what to send.
+      const detail = known.status === 413 ? tooLarge(request) : known.status === 415 ? notJson(request) : err.message;
+      return sendProblem(reply, known.status, known.code, known.title, detail);
+    }
     const state = sqlState(err);
     if (state && CLIENT_SQLSTATES[state]) {
       return sendProblem(reply, 400, 'bad_request', 'Bad request', CLIENT_SQLSTATES[state]);

@@ -55,23 +55,26 @@ const TEXT_FIELDS: Array<{ url: string; path: string; body: (v: string) => unkno
 
 const CASES: Case[] = [
   // Framing: what the JSON parser and the content-type negotiation refuse.
-  { name: 'malformed JSON', method: 'POST', url: '/v1/roles', body: '{"title": "x", ', status: 400 },
+  { name: 'malformed JSON', method: 'POST', url: '/v1/roles', body: '{"title": "x", ', status: 400, detail: /not valid JSON/ },
   { name: 'single-quoted JSON', method: 'POST', url: '/v1/roles', body: "{'title': 'x'}", status: 400 },
   { name: 'empty JSON body', method: 'POST', url: '/v1/roles', body: '', status: 400 },
   { name: 'JSON null', method: 'POST', url: '/v1/roles', body: 'null', status: 400 },
   { name: 'JSON null as a stored role’s run parameters (no body is fine, null is not)', method: 'POST', url: '/v1/roles/{role}/matching-runs', body: 'null', status: 400, path: 'body' },
   { name: 'a JSON array as a stored role’s run parameters', method: 'POST', url: '/v1/roles/{role}/matching-runs', body: '[]', status: 400, path: 'body' },
-  { name: 'text/plain', method: 'POST', url: '/v1/roles', body: 'title=x', headers: { 'content-type': 'text/plain' }, status: 415 },
-  { name: 'XML', method: 'POST', url: '/v1/candidates', body: '<candidates/>', headers: { 'content-type': 'application/xml' }, status: 415 },
-  { name: 'form-encoded', method: 'POST', url: '/v1/matching-runs', body: 'roleId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415 },
+  // A 415 says what to send instead, and what was sent.
+  { name: 'text/plain', method: 'POST', url: '/v1/roles', body: 'title=x', headers: { 'content-type': 'text/plain' }, status: 415, detail: /^The body must be JSON, sent with Content-Type: application\/json \(this request's was "text\/plain"\)\.$/ },
+  { name: 'XML', method: 'POST', url: '/v1/candidates', body: '<candidates/>', headers: { 'content-type': 'application/xml' }, status: 415, detail: /Content-Type: application\/json \(this request's was "application\/xml"\)/ },
+  { name: 'form-encoded', method: 'POST', url: '/v1/matching-runs', body: 'roleId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415, detail: /Content-Type: application\/json/ },
+  { name: 'a body without a content type', method: 'POST', url: '/v1/roles', body: '{"title":"x"}', headers: { 'content-type': '' }, status: 415, detail: /Content-Type: application\/json \(this request's had none\)/ },
   { name: 'a role over 1 MiB', method: 'POST', url: '/v1/roles', body: JSON.stringify(roleWith({ description: 'x'.repeat(1_100_000) })), status: 413, detail: /larger than this route accepts \(1 MiB/ },
   { name: 'a run over 1 MiB', method: 'POST', url: '/v1/matching-runs', body: JSON.stringify({ role: roleWith({ description: 'x'.repeat(1_100_000) }) }), status: 413 },
   { name: 'candidates over 64 MiB', method: 'POST', url: '/v1/candidates', body: `{"candidates":[{"externalId":"b","resume":"${'x'.repeat(65 * 1024 * 1024)}"}]}`, status: 413, detail: /\(64 MiB of JSON\)\. Send the candidates in smaller batches/ },
   { name: 'arrays nested 100,000 deep', method: 'POST', url: '/v1/roles', body: '['.repeat(100_000) + ']'.repeat(100_000), status: 400 },
   { name: 'objects nested 50,000 deep in a field', method: 'POST', url: '/v1/roles', body: `{"title":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)},"description":"x"}`, status: 400, path: 'body.title' },
-  { name: '__proto__ key', method: 'POST', url: '/v1/roles', body: '{"title":"x","description":"y","__proto__":{"isAdmin":true}}', status: 400 },
-  { name: '__proto__ inside a candidate', method: 'POST', url: '/v1/candidates', body: '{"candidates":[{"externalId":"p","resume":"r","__proto__":{"isAdmin":true}}]}', status: 400 },
-  { name: 'constructor.prototype key', method: 'POST', url: '/v1/roles', body: '{"title":"x","description":"y","constructor":{"prototype":{"isAdmin":true}}}', status: 400 },
+  // Valid JSON, refused for a key that could pollute prototypes: the answer says which, not that the JSON is malformed.
+  { name: '__proto__ key', method: 'POST', url: '/v1/roles', body: '{"title":"x","description":"y","__proto__":{"isAdmin":true}}', status: 400, detail: /"__proto__"/ },
+  { name: '__proto__ inside a candidate', method: 'POST', url: '/v1/candidates', body: '{"candidates":[{"externalId":"p","resume":"r","__proto__":{"isAdmin":true}}]}', status: 400, detail: /"__proto__"/ },
+  { name: 'constructor.prototype key', method: 'POST', url: '/v1/roles', body: '{"title":"x","description":"y","constructor":{"prototype":{"isAdmin":true}}}', status: 400, detail: /"constructor"/ },
   // Sizes: arrays and strings over their caps.
   { name: '20,000 candidates', method: 'POST', url: '/v1/candidates', body: { candidates: many(20_000, CANDIDATE) }, status: 400, path: 'body.candidates' },
   { name: '20,000 skills', method: 'POST', url: '/v1/roles', body: roleWith({ mustHaveSkills: many(20_000, 'Go') }), status: 400, path: 'body.mustHaveSkills' },
