@@ -198,6 +198,9 @@ test('trace: { runId, items: [{ id, at, kind, candidateId, data }], nextCursor }
   const first = (await call('GET', url)).json();
   assert.deepEqual(keys(first), ['items', 'nextCursor', 'runId']);
   assert.equal(first.runId, finished.id);
+  // A UUID is answered in lower case, as the run's own answer writes it, however the path spells it.
+  const upper = (await call('GET', `/v1/matching-runs/${finished.id.toUpperCase()}/trace?limit=1`)).json();
+  assert.equal(upper.runId, finished.id);
   assert.equal(first.items.length, 20, 'the default page');
   for (const i of first.items) {
     assert.deepEqual(keys(i), ['at', 'candidateId', 'data', 'id', 'kind']);
