@@ -139,7 +139,9 @@ export function createRunService(deps: {
     async cancel(orgId: string, id: string): Promise<void> {
       const before = await runs.requestCancel(orgId, id);
       if (!before) throw new NotFoundError('Matching run');
-      if (FINISHED_STATUSES.includes(before)) throw new ConflictError(`The run is already ${before}.`);
+      if (FINISHED_STATUSES.includes(before)) {
+        throw new ConflictError(`The run has already finished (${before}); only a queued or running run can be cancelled.`);
+      }
     },
 
     async events(orgId: string, id: string, after: number, limit: number) {

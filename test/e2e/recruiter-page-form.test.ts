@@ -199,7 +199,7 @@ test('cancelling a run that has just finished (409) says so, not as an error, an
   await stubApi(page, (call) => {
     if (call.path === `/v1/matching-runs/${id}/cancel`) {
       finished = true;
-      return { status: 409, body: { type: 'about:blank', title: 'Conflict', status: 409, detail: 'The run is already succeeded.' } };
+      return { status: 409, body: { type: 'about:blank', title: 'Conflict', status: 409, detail: 'The run has already finished (succeeded); only a queued or running run can be cancelled.' } };
     }
     if (call.path === `/v1/matching-runs/${id}`) {
       const status = finished ? 'succeeded' : 'running';

@@ -164,7 +164,7 @@ test('a finished run: the contract’s shortlist entries, ranked, no Retry-After
   assert.ok(res.headers.etag);
   assert.equal(res.headers['retry-after'], undefined);
   const cancel = assertProblem(await call('POST', `/v1/matching-runs/${finished.id}/cancel`), 409);
-  assert.match(cancel.detail, /already succeeded/);
+  assert.match(cancel.detail, /already finished \(succeeded\)/);
 });
 
 test('events: { items: [{ seq, at, type, data }], nextCursor }, oldest first, 20 a page by default, after=<seq> goes on from there', async () => {

@@ -75,6 +75,7 @@ test('cancel: a running run stops at once, its model call in flight aborted, kee
       const again = await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${run.id}/cancel`, headers: rt.auth() });
       assert.equal(again.statusCode, 409);
       assert.equal(again.json().status, 409);
+      assert.equal(again.json().detail, 'The run has already finished (cancelled); only a queued or running run can be cancelled.');
     });
   } finally {
     never.open();
