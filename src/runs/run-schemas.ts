@@ -163,7 +163,8 @@ export const EventSchema = z
 export const TraceSchema = z
   .object({
     runId: z.uuid(),
-    items: z.array(z.object({ id: z.number().int(), at: Timestamp, kind: z.string(), candidateId: z.uuid().nullable(), data: z.unknown() })),
+    // A row's place in the trail (its cursor), not a resource's id: ids are UUIDs (API.md), and the events call theirs seq.
+    items: z.array(z.object({ seq: z.number().int(), at: Timestamp, kind: z.string(), candidateId: z.uuid().nullable(), data: z.unknown() })),
     nextCursor: z.string().nullable(),
   })
   .meta({ id: 'RunTrace' });

@@ -152,7 +152,7 @@ export function createRunService(deps: {
     async trace(orgId: string, id: string, afterId: string | null, limit: number) {
       if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
       // In lower case, as every answer writes a UUID (the path may spell it in upper case).
-      return { runId: id.toLowerCase(), ...sequencePageOf(await runs.trace(id, afterId, limit + 1), limit, (t) => t.id) };
+      return { runId: id.toLowerCase(), ...sequencePageOf(await runs.trace(id, afterId, limit + 1), limit, (t) => t.seq) };
     },
 
     list: runs.list,

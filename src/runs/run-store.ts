@@ -178,7 +178,7 @@ export function createRunStore(db: Database) {
         'SELECT id, at, kind, candidate_id, data FROM run_trace WHERE run_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3',
         [runId, afterId ?? '0', limit],
       );
-      return r.rows.map((t) => ({ id: Number(t.id), at: iso(t.at)!, kind: t.kind, candidateId: t.candidate_id, data: t.data }));
+      return r.rows.map((t) => ({ seq: Number(t.id), at: iso(t.at)!, kind: t.kind, candidateId: t.candidate_id, data: t.data }));
     },
 
     /**

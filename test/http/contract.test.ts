@@ -193,7 +193,7 @@ test('events: { items: [{ seq, at, type, data }], nextCursor }, oldest first, 20
   for (const limit of [0, 101]) assertProblem(await call('GET', `${url}?limit=${limit}`), 400);
 });
 
-test('trace: { runId, items: [{ id, at, kind, candidateId, data }], nextCursor }, a list like the others: 20 a page, the cursor goes on', async () => {
+test('trace: { runId, items: [{ seq, at, kind, candidateId, data }], nextCursor }, a list like the others: 20 a page, the cursor goes on', async () => {
   const url = `/v1/matching-runs/${finished.id}/trace`;
   const first = (await call('GET', url)).json();
   assert.deepEqual(keys(first), ['items', 'nextCursor', 'runId']);
@@ -203,7 +203,7 @@ test('trace: { runId, items: [{ id, at, kind, candidateId, data }], nextCursor }
   assert.equal(upper.runId, finished.id);
   assert.equal(first.items.length, 20, 'the default page');
   for (const i of first.items) {
-    assert.deepEqual(keys(i), ['at', 'candidateId', 'data', 'id', 'kind']);
+    assert.deepEqual(keys(i), ['at', 'candidateId', 'data', 'kind', 'seq']);
     assert.match(i.at, UTC);
     assert.ok(i.candidateId === null || UUID.test(i.candidateId));
   }
@@ -220,11 +220,28 @@ test('trace: { runId, items: [{ id, at, kind, candidateId, data }], nextCursor }
     cursor = page.nextCursor;
   }
   assert.deepEqual(paged, all.items);
-  const ids = all.items.map((i: Json) => i.id);
-  assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  const seqs = all.items.map((i: Json) => i.seq);
+  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
   assert.equal(all.items[0].kind, 'run.started');
   for (const limit of [0, 101]) assertProblem(await call('GET', `${url}?limit=${limit}`), 400);
   for (const cursor of ['abc', '-1', '9223372036854775808', '1.5']) assertProblem(await call('GET', `${url}?cursor=${cursor}`), 400);
+});
+
+test('every id an answer carries is a UUID (API.md, Conventions): resources, runs, their entries, events and trail rows', async () => {
+  /** The fields named id or ...Id (but a client's externalId) of an answer, its items and shortlist entries. */
+  const idsOf = (o: Json, where: string): Array<[string, unknown]> => [
+    ...Object.entries(o).filter(([k]) => k === 'id' || (k.endsWith('Id') && k !== 'externalId')).map(([k, v]): [string, unknown] => [`${where}.${k}`, v]),
+    ...['items', 'shortlist'].flatMap((list) => (Array.isArray(o[list]) ? o[list].flatMap((item: Json, i: number) => idsOf(item, `${where}.${list}.${i}`)) : [])),
+  ];
+  const answers = ['/v1/candidates', '/v1/roles', '/v1/matching-runs', `/v1/matching-runs/${finished.id}`, `/v1/matching-runs/${finished.id}/events`, `/v1/matching-runs/${finished.id}/trace`];
+  for (const url of answers) {
+    const ids = idsOf((await call('GET', url)).json(), url);
+    for (const [where, value] of ids) assert.ok(value === null || UUID.test(String(value)), `${where}: ${JSON.stringify(value)}`);
+  }
+  // The trail's order is a number, as the events' is: its seq, also its cursor.
+  const trace = (await call('GET', `/v1/matching-runs/${finished.id}/trace?limit=2`)).json();
+  assert.ok(trace.items.every((i: Json) => Number.isInteger(i.seq)));
+  assert.equal(trace.nextCursor, String(trace.items[1].seq));
 });
 
 test('lists: 20 items a page by default, limit 1..100, nextCursor until the last page, which has null', async () => {

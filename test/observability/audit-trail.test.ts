@@ -11,7 +11,7 @@ import { readTrace } from '../support/trace.js';
 import { CANARY, recordedRun, startLlmRig, type LlmRig } from './llm-run.js';
 
 interface TraceItem {
-  id: number;
+  seq: number;
   at: string;
   kind: string;
   candidateId: string | null;
@@ -105,8 +105,8 @@ test('the trail holds scrubbed text only, and grows append-only in order', () =>
   const text = JSON.stringify(items);
   assert.ok(text.includes(CANARY.resumeWord), 'scrubbed resume text is there (it was sent)');
   for (const pii of [CANARY.name, CANARY.email, CANARY.phone]) assert.ok(!text.includes(pii), `${pii} in the trail`);
-  const ids = items.map((i) => i.id);
-  assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  const seqs = items.map((i) => i.seq);
+  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
   assert.equal(items[0]!.kind, 'run.started');
   assert.equal(items.at(-1)!.kind, 'run.finished');
 });
@@ -166,5 +166,5 @@ test('erasing a candidate redacts every trail row that carried its text, rerank 
   const after = await readTrace<TraceItem>(rig.rt.app!, run.id, rig.rt.auth());
   assert.equal(after.length, items.length, 'rows are redacted, not removed');
   assert.ok(!JSON.stringify(after).includes(CANARY.resumeWord), 'no row keeps the erased candidate’s text');
-  for (const i of carried) assert.deepEqual(after.find((a) => a.id === i.id)!.data, { erased: true });
+  for (const i of carried) assert.deepEqual(after.find((a) => a.seq === i.seq)!.data, { erased: true });
 });

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 
 export interface TraceItem {
-  id: number;
+  seq: number;
   at: string;
   kind: string;
   candidateId: string | null;

@@ -255,7 +255,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     },
     handler: async (request) => {
       const { limit, cursor } = request.query;
-      // A trail row's id is a bigint.
+      // A trail row's seq is its row's bigint id.
       const after = cursor === undefined ? null : decodeSequenceCursor(cursor, 2n ** 63n - 1n);
       return deps.runs.trace(callerOf(request).orgId, request.params.id, after, limit);
     },
