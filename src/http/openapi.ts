@@ -1,7 +1,7 @@
 // What the route schemas cannot say about the contract, added to the generated OpenAPI document: the problem media
 // type of errors, response headers (ETag, Retry-After, Location), If-None-Match, the routes that need no key, the
 // Prometheus text of /metrics, the optional body of a stored role's run, the 413/415 of every route with a body, and
-// the 503 of a service shutting down or of a database fault.
+// the 503 of a service shutting down or of a database fault; and without the schemas no path uses.
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 interface Operation {
@@ -19,7 +19,7 @@ interface Header {
   description: string;
   schema: { type: 'string' | 'integer' };
 }
-type Document = { paths?: Record<string, Record<string, Operation>> };
+type Document = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
 
 const header = (description: string, type: Header['schema']['type'] = 'string'): Header => ({ description, schema: { type } });
 const ETAG = header('The run\'s version; send it back as If-None-Match to be answered 304 while nothing changed.');
@@ -90,5 +90,34 @@ export function completeDocument<T>(generated: T): T {
   }
   const metrics = doc.paths?.['/metrics']?.get?.responses?.['200'];
   if (metrics) metrics.content = { 'text/plain; version=0.0.4': { schema: { type: 'string' } } };
+  dropUnusedSchemas(doc);
   return generated;
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * Removes the component schemas no path refers to, directly or through another schema. The zod provider adds an input
+ * copy of every named schema ("RoleInput": the role as answered, id and createdAt required), and no request uses one:
+ * listed, they read as the request bodies they are not, and code generators make a model of each.
+ */
+function dropUnusedSchemas(doc: Document): void {
+  const schemas = doc.components?.schemas;
+  if (!schemas) return;
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        const name = key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF) ? value.slice(SCHEMA_REF.length) : null;
+        if (name === null) visit(value);
+        else if (!used.has(name)) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      }
+    }
+  };
+  visit(doc.paths);
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }

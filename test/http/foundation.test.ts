@@ -156,6 +156,17 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
   assert.deepEqual((await rt.app!.inject({ url: '/docs/json' })).json(), doc);
 });
 
+test('the OpenAPI document defines only the schemas its paths use (no "RoleInput" that is the role as answered)', async () => {
+  const doc = (await rt.app!.inject({ url: '/docs/json' })).json();
+  const text = JSON.stringify(doc.paths);
+  const defined = Object.keys(doc.components.schemas);
+  const referenced = (name: string) => text.includes(`"#/components/schemas/${name}"`) || JSON.stringify(doc.components.schemas).includes(`"#/components/schemas/${name}"`);
+  assert.deepEqual(defined.filter((name) => !referenced(name)), [], 'schemas no path refers to');
+  for (const name of ['Problem', 'Candidate', 'CandidateSummary', 'Role', 'MatchingRun', 'MatchingRunSummary', 'ShortlistEntry', 'RunEvent', 'RunTrace', 'UsageReport']) {
+    assert.ok(defined.includes(name), name);
+  }
+});
+
 test('metrics are Prometheus text', async () => {
   const res = await rt.app!.inject({ url: '/metrics' });
   assert.equal(res.statusCode, 200);
