@@ -80,7 +80,7 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
     },
   },
   reembed: {
-    usage: 'reembed [--batch N]              embed candidates lacking a current vector of the configured model (resumable)',
+    usage: 'reembed [--batch N]             embed candidates lacking a current vector of the configured model (resumable)',
     prepare: (args, config) => {
       const batch = wholeNumber(args, 'batch', 200, 1, 5000);
       return async (db) => {
