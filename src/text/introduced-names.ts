@@ -47,10 +47,10 @@ const NOT_INTRODUCED = new Set(
     'contributor user desk helpdesk').split(' '),
 );
 
-const HONORIFIC = '(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sir|Dame)\\.?[ \\t]{1,3})?';
-// A capitalised word with a lower-case letter or an apostrophe and a capital after its first ("Sam", "O'Brien", "McKay";
-// not "AWS"), or an initial ("P.").
-const WORD = "(?:\\p{Lu}(?:\\p{Ll}|['’]\\p{Lu})[\\p{L}'’-]{0,30}|\\p{Lu}\\.)";
+const HONORIFIC = '(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sir|Dame|DR|MR|MRS|MS|MX|PROF|MISS|SIR|DAME)\\.?[ \\t]{1,3})?';
+// A capitalised word with a lower-case letter or an apostrophe and a capital after its first ("Sam", "O'Brien", "McKay"),
+// a word in capitals ("SMITH", "O’NEILL"; one alone is an acronym: plausibleName), or an initial ("P.").
+const WORD = "(?:\\p{Lu}(?:\\p{Ll}|['’]\\p{Lu})[\\p{L}'’-]{0,30}|\\p{Lu}{2}[\\p{Lu}'’-]{0,30}|\\p{Lu}\\.)";
 const PARTICLE = `(?:${[...PARTICLES].join('|')})`;
 const NAME = `(${WORD}(?:[ \\t]{1,3}(?:${PARTICLE}[ \\t]{1,3}){0,2}${WORD}){0,2})`;
 // Where a line or a sentence starts.
@@ -62,7 +62,7 @@ type Cue = 'prose' | 'opener' | 'signoff' | 'dash' | 'label';
 
 // "My name is", "I'm", "I am", "call me", "I go by": anywhere.
 const PROSE_RE = new RegExp(
-  `(?<![\\p{L}'’])(?:[Mm]y[ \\t]+[Nn]ame[ \\t]+[Ii]s|[Mm]y[ \\t]+name['’]s|I['’]m|I[ \\t]+[Aa]m|[Cc]alls?[ \\t]+me|I[ \\t]+(?:also[ \\t]+|usually[ \\t]+)?go[ \\t]+by)[ \\t]{1,3}${HONORIFIC}${NAME}`,
+  `(?<![\\p{L}'’])(?:[Mm]y[ \\t]+[Nn]ame[ \\t]+[Ii]s|MY[ \\t]+NAME[ \\t]+IS|[Mm]y[ \\t]+name['’]s|I['’]m|I[ \\t]+[Aa]m|[Cc]alls?[ \\t]+me|I[ \\t]+(?:also[ \\t]+|usually[ \\t]+)?go[ \\t]+by)[ \\t]{1,3}${HONORIFIC}${NAME}`,
   'gu',
 );
 // "This is Sam Keller", "Sam Keller here": opening a line or a sentence, maybe after a greeting.
@@ -107,6 +107,8 @@ function plausibleWord(w: string): boolean {
 function plausibleName(value: string, minWords: number): string | null {
   const words = value.split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
   const full = words.filter((w) => !/^\p{Lu}\.$/u.test(w));
+  // In capitals, one word is an acronym ("Thanks,\nACME", "I'm AWS."): a name so written needs two.
+  if (full.every((w) => w === w.toUpperCase())) minWords = Math.max(minWords, 2);
   if (full.length < minWords || !words.every(plausibleWord) || isSkillForm(value.toLowerCase())) return null;
   if (full.length === 1 && isWellKnownName(full[0]!.toLowerCase())) return null;
   return value;

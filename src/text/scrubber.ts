@@ -63,8 +63,10 @@ import { isSkillForm } from './skills.js';
  *    Keller", "signed, ...", "— Sam Keller" ending the text, "Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme",
  *    "References: John Doe (manager)"), removed wherever the text writes it (introduced-names.ts); at most 8 middle names
  *    are taken from a text.
+ * 10: an introduced name in capitals ("MY NAME IS JOHN SMITH", "Regards,\nJOHN SMITH", "I'm Jean DUPONT"; one word in
+ *    capitals alone is an acronym and stays).
  */
-export const SCRUB_RULES_VERSION = 9;
+export const SCRUB_RULES_VERSION = 10;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

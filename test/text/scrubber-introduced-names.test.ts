@@ -32,6 +32,10 @@ const removed: Array<[string, string, string]> = [
   ['I go by', 'Samuel on paper, but I go by Sam.', '[NAME] on paper, but I go by [NAME].'],
   // A contact detail after the name ends it as punctuation does.
   ['an address after a signed name', 'Regards,\nSam Keller <sam@acme.io>\n-- Jane Roe [PHONE]', 'Regards,\n[NAME] <[EMAIL]>\n-- [NAME] [PHONE]'],
+  // In capitals, as forms and signatures write it; then in any capitalised form.
+  ['in capitals after my name is', 'MY NAME IS JOHN SMITH. John Smith wrote it; SMITH too.', 'MY NAME IS [NAME]. [NAME] wrote it; [NAME] too.'],
+  ['in capitals after a sign-off and a label', 'Regards,\nJOHN SMITH\nReferee: DR. JANE O’NEILL, Acme', 'Regards,\n[NAME]\nReferee: DR. [NAME], Acme'],
+  ['a surname in capitals', "I'm Jean DUPONT, a backend engineer. Dupont ships.", "I'm [NAME], a backend engineer. [NAME] ships."],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -60,6 +64,8 @@ const kept: Array<[string, string]> = [
   ['a company alone after a sign-off word in prose', 'Best practices at Acme; thanks to Kafka we scaled.'],
   ['a heading after a sentence of thanks', 'Thank you for reading.\nKey Accomplishments\nThanks!\nKey Wins'],
   ['a team or a list after a contact label, in the plural', 'Contact: Samba Developers; Contact: Public Suffix List <[EMAIL]>\nReferences: Senior Engineers (2)'],
+  // An acronym alone is no name in capitals, and organisations, skills and teams in capitals are none either.
+  ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 
 for (const [what, input] of kept) {
