@@ -9,7 +9,7 @@
 // capitalised words (particles and initials between them), none a heading or job word, a skill, or a word this module
 // lists (adjectives, nationalities, days, organisations), ended by punctuation, the line's end or a word that ends an
 // introduction ("and", "from"). All patterns start with a literal cue and hold only bounded quantifiers: linear.
-import { COMMON_WORD_NAMES, NOT_NAME_WORDS, PARTICLES } from './scrub-names.js';
+import { COMMON_WORD_NAMES, HONORIFIC, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 
@@ -47,7 +47,7 @@ const NOT_INTRODUCED = new Set(
     'contributor user desk helpdesk').split(' '),
 );
 
-const HONORIFIC = '(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sir|Dame|DR|MR|MRS|MS|MX|PROF|MISS|SIR|DAME)\\.?[ \\t]{1,3})?';
+const TITLE = `(?:${HONORIFIC})?`;
 // A capitalised word with a lower-case letter or an apostrophe and a capital after its first ("Sam", "O'Brien", "McKay"),
 // a word in capitals ("SMITH", "O’NEILL"; one alone is an acronym: plausibleName), or an initial ("P.").
 const WORD = "(?:\\p{Lu}(?:\\p{Ll}|['’]\\p{Lu})[\\p{L}'’-]{0,30}|\\p{Lu}{2}[\\p{Lu}'’-]{0,30}|\\p{Lu}\\.)";
@@ -62,22 +62,22 @@ type Cue = 'prose' | 'opener' | 'signoff' | 'dash' | 'label';
 
 // "My name is", "I'm", "I am", "call me", "I go by": anywhere.
 const PROSE_RE = new RegExp(
-  `(?<![\\p{L}'’])(?:[Mm]y[ \\t]+[Nn]ame[ \\t]+[Ii]s|MY[ \\t]+NAME[ \\t]+IS|[Mm]y[ \\t]+name['’]s|I['’]m|I[ \\t]+[Aa]m|[Cc]alls?[ \\t]+me|I[ \\t]+(?:also[ \\t]+|usually[ \\t]+)?go[ \\t]+by)[ \\t]{1,3}${HONORIFIC}${NAME}`,
+  `(?<![\\p{L}'’])(?:[Mm]y[ \\t]+[Nn]ame[ \\t]+[Ii]s|MY[ \\t]+NAME[ \\t]+IS|[Mm]y[ \\t]+name['’]s|I['’]m|I[ \\t]+[Aa]m|[Cc]alls?[ \\t]+me|I[ \\t]+(?:also[ \\t]+|usually[ \\t]+)?go[ \\t]+by)[ \\t]{1,3}${TITLE}${NAME}`,
   'gu',
 );
 // "This is Sam Keller", "Sam Keller here": opening a line or a sentence, maybe after a greeting.
-const OPENER_RE = new RegExp(`${STARTS}${GREETING}(?:[Tt]his[ \\t]+is[ \\t]{1,3}${HONORIFIC}${NAME}|${NAME}[ \\t]+here(?![\\p{L}]))`, 'gu');
+const OPENER_RE = new RegExp(`${STARTS}${GREETING}(?:[Tt]his[ \\t]+is[ \\t]{1,3}${TITLE}${NAME}|${NAME}[ \\t]+here(?![\\p{L}]))`, 'gu');
 // A sign-off at the start of a line or a sentence, then the name on its line or on one of the next two.
 const SIGNOFF_RE = new RegExp(
   `${STARTS}(?:(?:(?:[Kk]ind|[Bb]est|[Ww]arm(?:est)?|[Mm]any)[ \\t]+)?[Rr]egards|[Ss]incerely(?:[ \\t]+yours)?|[Yy]ours(?:[ \\t]+(?:truly|sincerely|faithfully|respectfully))?|` +
     `[Rr]espectfully(?:[ \\t]+yours)?|[Cc]ordially|[Ss]igned|[Tt]hanks|[Tt]hank[ \\t]+you|[Cc]heers|[Bb]est(?:[ \\t]+wishes)?|[Ww]ith[ \\t]+(?:thanks|gratitude|appreciation))` +
-    `([ \\t]*[,:—–-]?[ \\t]*(?:\\n[ \\t]*){0,2})${HONORIFIC}${NAME}`,
+    `([ \\t]*[,:—–-]?[ \\t]*(?:\\n[ \\t]*){0,2})${TITLE}${NAME}`,
   'gu',
 );
 // "— Sam Keller" on the last line: how a letter is signed. An ASCII hyphen is a bullet ("- Public Speaking").
-const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${HONORIFIC}${NAME}`, 'u');
+const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${TITLE}${NAME}`, 'u');
 const LABEL_RE = new RegExp(
-  `(?<![\\p{L}])(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—][ \\t]*(${HONORIFIC})${NAME}`,
+  `(?<![\\p{L}])(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—][ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
 const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|referee|reference/i;
@@ -114,14 +114,18 @@ function plausibleName(value: string, minWords: number): string | null {
   return value;
 }
 
-function decide(cue: Cue, text: string, m: RegExpExecArray, name: string, titled: boolean, greeted: boolean, found: Set<string>): void {
-  const after = text.slice(m.index + m[0].length, m.index + m[0].length + 40);
+function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, titled: boolean, greeted: boolean, found: Set<string>): void {
+  const end = m.index + m[0].length;
+  const here = cue === 'opener' && m[0].endsWith('here');
+  // Generations and degrees after the name ("Jane Doe MBA and", "John Smith Jr.") are no part of it; what follows them
+  // must end it. The name ends the match, but for "... here".
+  const { name, after } = here ? { name: written, after: text.slice(end, end + 40) } : withoutPostNominals(written, text.slice(end, end + 40));
   let minWords = 1;
   let ends: boolean;
   if (cue === 'prose') ends = PROSE_END.test(after);
   else if (cue === 'opener') {
     // "Sam Keller here —": what follows "here" is punctuation; a one-word name only after a greeting ("Hi, Sam here").
-    ends = m[0].endsWith('here') ? /^[ \t]*(?:$|\n|[,!—–]|-[ \t])/u.test(after) : PROSE_END.test(after);
+    ends = here ? /^[ \t]*(?:$|\n|[,!—–]|-[ \t])/u.test(after) : PROSE_END.test(after);
     minWords = greeted ? 1 : 2;
   } else {
     ends = LINE_END.test(after);

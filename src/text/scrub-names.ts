@@ -73,10 +73,10 @@ export function scrubHeaderName(text: string, found: string[]): string {
     const line = lines[i]!;
     if (!/\p{L}/u.test(line)) continue;
     seen++;
-    const first = line.split(/[|•·,]| [-–] /)[0]!;
-    if (looksLikeName(first)) {
-      found.push(first);
-      lines[i] = line.replace(first.trim(), '[NAME]');
+    const name = headerName(line.split(/[|•·,]| [-–] /)[0]!);
+    if (looksLikeName(name)) {
+      found.push(name);
+      lines[i] = line.replace(name, '[NAME]');
       return lines.join('\n');
     }
     if (!/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;
@@ -85,6 +85,39 @@ export function scrubHeaderName(text: string, found: string[]): string {
 }
 
 export const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// Titles written with a name that are no part of it: an honorific before it ("Dr.", "Ms"), generations and degrees after
+// it ("Jr.", "III", "PhD", "MBA"). Taken into the name, each was removed wherever the text writes it ("Jr. Developer",
+// "an MBA"); they stay where they stand. Spelled as written and in capitals: case-sensitive, as "\p{Lu}" under the i flag
+// takes any letter.
+const spelled = (titles: string) => [...new Set(titles.split(' ').flatMap((t) => [t, t.toUpperCase()]))].map(escapeRe).join('|');
+/** An honorific and the space after it, as a pattern. */
+export const HONORIFIC = `(?:${spelled('Dr Mr Mrs Ms Mx Prof Miss Sir Dame')})\\.?[ \\t]{1,3}`;
+const LEADING_HONORIFIC = new RegExp(`^[ \\t]*${HONORIFIC}`, 'u');
+// Each bounded and at least two letters long, maybe after a comma ("Jane Roe, Ph.D., PMP"): the run is linear.
+const POST_NOMINALS = new RegExp(
+  `^(?:[ \\t]{0,3},?[ \\t]{0,3}(?:${spelled('Jr Sr II III IV PhD Ph.D DPhil MD M.D MBA MSc M.Sc MS MA MEng BSc B.Sc BS BA BEng CPA CFA PMP PE P.Eng Esq RN JD LLM MPH DDS CISSP')})\\.?(?![\\p{L}\\d]))+`,
+  'u',
+);
+
+/**
+ * The name without the generations and degrees written after it, and what follows them: "Jane Doe" and " and I" of
+ * "Jane Doe MBA" + " and I", "John Smith" and "." of "John Smith Jr" + ".". The first word is always kept.
+ */
+export function withoutPostNominals(name: string, after: string): { name: string; after: string } {
+  const text = name + after;
+  // A full stop after the last title may end the sentence too ("My name is Jane Doe PhD. I ..."): it is left to what follows.
+  const past = (run: string) => run.length - (run.endsWith('.') ? 1 : 0);
+  for (const gap of name.matchAll(/[ \t]+/g)) {
+    const run = POST_NOMINALS.exec(text.slice(gap.index));
+    if (run) return { name: name.slice(0, gap.index), after: text.slice(gap.index + past(run[0])) };
+  }
+  const run = POST_NOMINALS.exec(after);
+  return { name, after: run ? after.slice(past(run[0])) : after };
+}
+
+/** A header's name without its titles: "Jane Doe" of "Dr. Jane Doe" or "Jane Doe MBA". */
+const headerName = (first: string): string => withoutPostNominals(first.trim().replace(LEADING_HONORIFIC, ''), '').name;
 
 const APOSTROPHES = /[’‘ʼʹ`´′]/;
 /**

@@ -64,7 +64,9 @@ import { isSkillForm } from './skills.js';
  *    "References: John Doe (manager)"), removed wherever the text writes it (introduced-names.ts); at most 8 middle names
  *    are taken from a text.
  * 10: an introduced name in capitals ("MY NAME IS JOHN SMITH", "Regards,\nJOHN SMITH", "I'm Jean DUPONT"; one word in
- *    capitals alone is an acronym and stays).
+ *    capitals alone is an acronym and stays); generations and degrees after a name ("Jane Doe MBA and ...", "John Smith
+ *    Jr.", "Jane Roe, Ph.D., PMP") and an honorific before a header's are no part of it: they stay in the text, and a
+ *    two-letter degree after a contact is one ("Contact: Sam Keller, MD"), no state.
  */
 export const SCRUB_RULES_VERSION = 10;
 

@@ -36,6 +36,10 @@ const removed: Array<[string, string, string]> = [
   ['in capitals after my name is', 'MY NAME IS JOHN SMITH. John Smith wrote it; SMITH too.', 'MY NAME IS [NAME]. [NAME] wrote it; [NAME] too.'],
   ['in capitals after a sign-off and a label', 'Regards,\nJOHN SMITH\nReferee: DR. JANE O’NEILL, Acme', 'Regards,\n[NAME]\nReferee: DR. [NAME], Acme'],
   ['a surname in capitals', "I'm Jean DUPONT, a backend engineer. Dupont ships.", "I'm [NAME], a backend engineer. [NAME] ships."],
+  // Generations and degrees after the name are no part of it, and what follows them ends it.
+  ['a degree after the name, no comma', "I'm Jane Doe MBA and I lead product teams. Doe ships.", "I'm [NAME] MBA and I lead product teams. [NAME] ships."],
+  ['a generation and degrees after signed names', 'Regards,\nJohn Smith Jr.\nKind regards,\nJane Roe, Ph.D., PMP', 'Regards,\n[NAME] Jr.\nKind regards,\n[NAME], Ph.D., PMP'],
+  ['a two-letter degree after a contact', 'Contact: Sam Keller, MD | [EMAIL]', 'Contact: [NAME], MD | [EMAIL]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -103,4 +107,10 @@ test("a first line that introduces its author is no header name: 'I'm' and 'Am' 
     "I'm [NAME], backend engineer\nI'm happy to relocate. I'm in Berlin.",
   );
   assert.equal(scrub('I Am Sam Keller\nI Am a developer. Am I?'), 'I Am [NAME]\nI Am a developer. Am I?');
+});
+
+test('a degree after an introduced name is no part of it: it stays wherever the text writes it', () => {
+  // Taken into the name, "PhD" was removed wherever capitalised ("I hold a [NAME]").
+  assert.equal(scrub(`${HEADING}My name is Jane Doe PhD. I hold a PhD in physics.`), `${HEADING}My name is [NAME] PhD. I hold a PhD in physics.`);
+  assert.equal(scrub(`${HEADING}Regards,\nJohn Smith Jr.\nJr. Developer at Acme`), `${HEADING}Regards,\n[NAME] Jr.\nJr. Developer at Acme`);
 });

@@ -160,6 +160,16 @@ test('names found in a Name: line are removed from the rest of the text too', ()
   assert.equal(scrub('Name: Priya Raman\nPriya shipped the app.'), 'Name: [NAME]\n[NAME] shipped the app.');
 });
 
+test("a header name's title, generation or degree is no part of it: it stays wherever the text writes it", () => {
+  // Taken into the name, "Jr", "MBA" and "Dr" were removed wherever capitalised ("[NAME]. Developer at Acme").
+  assert.equal(scrub('John Smith Jr.\nJr. Developer at Acme'), '[NAME] Jr.\nJr. Developer at Acme');
+  assert.equal(scrub('Jane Doe MBA\nProduct manager, MBA from INSEAD'), '[NAME] MBA\nProduct manager, MBA from INSEAD');
+  assert.equal(scrub('Dr. Jane Doe\nDr. Smith supervised my thesis.'), 'Dr. [NAME]\nDr. Smith supervised my thesis.');
+  // A degree that is also a skill word ("CPA") hid the whole header name.
+  assert.equal(scrub('Jane Doe CPA\nAccountant; CPA since 2015'), '[NAME] CPA\nAccountant; CPA since 2015');
+  assert.equal(scrub('JANE DOE, PH.D.\nJane led the lab.'), '[NAME], PH.D.\n[NAME] led the lab.');
+});
+
 test('a name that is also a word is only removed when capitalised', () => {
   assert.equal(scrub('Will Smith will lead. Will agreed.', { names: ['Will Smith'] }), '[NAME] will lead. [NAME] agreed.');
 });
