@@ -1,7 +1,8 @@
 // Names a text introduces with words of its own: "My name is Sam Keller", "I'm Sam Keller, a backend engineer", "Hi,
 // I'm Sam", "colleagues call me Sam Keller", "Sam Keller here —", "This is Sam Keller", a sign-off ("Regards,\nSam
 // Keller", "signed, Sam Keller"), a dash line ending the text ("— Sam Keller"), and a contact or referee label
-// ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager)"). Part of the scrubber
+// ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"), and
+// the lines under a references heading ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller"). Part of the scrubber
 // (scrubber.ts), which adds what is found here to the names the text shows, removed wherever they are written.
 //
 // The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
@@ -80,6 +81,16 @@ const LABEL_RE = new RegExp(
   `(?<![\\p{L}])(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—][ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
+// A heading over referees ("References", "REFEREES:", "Professional References"): their names are on the lines under it.
+const REFERENCES_HEADING_RE = /^[ \t]*(?:professional[ \t]+)?(?:references?|referees?)[ \t]*:?[ \t]*$/gim;
+// A line under it that starts with a name, after a bullet or a number ("1. Jane Roe, Acme", "- Dr. Sam Keller").
+const REFERENCE_ENTRY_RE = new RegExp(`^[ \\t]{0,8}(?:(?:[-•*·]|\\d{1,2}[.)])[ \\t]{0,3})?(${TITLE})${NAME}`, 'u');
+// Another referee on a references line ("References: John Doe (manager), Jane Roe (peer)").
+const NEXT_REFEREE_RE = new RegExp(`[,;][ \\t]{0,3}(?:and[ \\t]{1,3})?(${TITLE})${NAME}`, 'gu');
+/** How many lines under a references heading are read: a few referees, each with a title and a contact line or two. */
+const REFERENCE_LINES = 30;
+/** How much of a line is read for referees. */
+const REFERENCE_LINE_CHARS = 400;
 const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|referee|reference/i;
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
@@ -139,6 +150,39 @@ function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, tit
   if (value !== null && found.size < MAX_INTRODUCED) found.add(value);
 }
 
+/**
+ * The referees after the first on a references line, each as a label's value ("..., Jane Roe (peer); Dr. Sam Keller"),
+ * read from `from` but not before `read` (a line of many labels is read once). Returns where the reading ended.
+ */
+function findNextReferees(text: string, from: number, read: number, names: Set<string>): number {
+  const start = Math.max(from, read);
+  const line = text.slice(start, Math.max(start, from + REFERENCE_LINE_CHARS)).split('\n', 1)[0]!;
+  for (const m of line.matchAll(NEXT_REFEREE_RE)) decide('label', line, m, m[2]!, m[1] !== '', false, names);
+  return start + line.length;
+}
+
+/** A line that heads the next section: words of headings only ("Hobbies", "Work Experience", "EDUCATION:"). */
+function isHeading(line: string): boolean {
+  const words = line.trim().replace(/:$/, '').split(/[ \t&/]+/).filter((w) => w !== '');
+  if (words.length === 0 || words.length > 4 || !words.every((w) => NOT_NAME_WORDS.has(w.toLowerCase()))) return false;
+  // "Head of Data" under a referee's name is a title: a heading is one word, or capitalised throughout, or ends in a colon.
+  return words.length === 1 || words.every((w) => /^\p{Lu}/u.test(w)) || /:[ \t]*$/.test(line);
+}
+
+/** The referees on the lines under a references heading (which ends at `from`), each line read as a label's value. */
+function findReferees(text: string, from: number, names: Set<string>): void {
+  // Line by line, each cut short: a text of many headings is read once, as a section ends at the next heading.
+  for (let at = from, n = 0; n < REFERENCE_LINES && at < text.length; n++) {
+    const next = text.indexOf('\n', at + 1);
+    const end = next === -1 ? text.length : next;
+    const line = text.slice(at + 1, Math.min(end, at + 1 + REFERENCE_LINE_CHARS));
+    if (isHeading(line)) return;
+    const m = REFERENCE_ENTRY_RE.exec(line);
+    if (m) decide('label', line, m, m[2]!, m[1] !== '', false, names);
+    at = end;
+  }
+}
+
 /** The text's last line with letters, placeholders aside: where a letter is signed. */
 function lastLineWithLetters(text: string): string {
   let end = text.length;
@@ -168,6 +212,11 @@ export function findIntroducedNames(text: string, found: string[]): void {
   const last = lastLineWithLetters(text);
   const dash = DASH_RE.exec(last);
   if (dash) decide('dash', last, dash, dash[1]!, false, false, names);
-  for (const m of text.matchAll(LABEL_RE)) decide('label', text, m, m[2]!, m[1] !== '', false, names);
+  let read = 0;
+  for (const m of text.matchAll(LABEL_RE)) {
+    decide('label', text, m, m[2]!, m[1] !== '', false, names);
+    if (/^r/i.test(m[0])) read = findNextReferees(text, m.index + m[0].length, read, names);
+  }
+  if (/refer/i.test(text)) for (const m of text.matchAll(REFERENCES_HEADING_RE)) findReferees(text, m.index + m[0].length, names);
   found.push(...names);
 }

@@ -66,7 +66,8 @@ import { isSkillForm } from './skills.js';
  * 10: an introduced name in capitals ("MY NAME IS JOHN SMITH", "Regards,\nJOHN SMITH", "I'm Jean DUPONT"; one word in
  *    capitals alone is an acronym and stays); generations and degrees after a name ("Jane Doe MBA and ...", "John Smith
  *    Jr.", "Jane Roe, Ph.D., PMP") and an honorific before a header's are no part of it: they stay in the text, and a
- *    two-letter degree after a contact is one ("Contact: Sam Keller, MD"), no state.
+ *    two-letter degree after a contact is one ("Contact: Sam Keller, MD"), no state; referees on the lines under a
+ *    references heading ("References\nJane Roe, Acme Corp\n[PHONE]"), and every one on a references line.
  */
 export const SCRUB_RULES_VERSION = 10;
 

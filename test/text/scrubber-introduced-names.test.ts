@@ -40,6 +40,19 @@ const removed: Array<[string, string, string]> = [
   ['a degree after the name, no comma', "I'm Jane Doe MBA and I lead product teams. Doe ships.", "I'm [NAME] MBA and I lead product teams. [NAME] ships."],
   ['a generation and degrees after signed names', 'Regards,\nJohn Smith Jr.\nKind regards,\nJane Roe, Ph.D., PMP', 'Regards,\n[NAME] Jr.\nKind regards,\n[NAME], Ph.D., PMP'],
   ['a two-letter degree after a contact', 'Contact: Sam Keller, MD | [EMAIL]', 'Contact: [NAME], MD | [EMAIL]'],
+  // Referees on the lines under a references heading, each with its title, employer and contact details.
+  [
+    'referees under a References heading',
+    'References\nJane Roe, Engineering Manager, Acme Corp\n[EMAIL] | [PHONE]\n\nDr. John Doe – CTO, Beta Inc\nMark Lee (former lead) [PHONE]',
+    'References\n[NAME], Engineering Manager, Acme Corp\n[EMAIL] | [PHONE]\n\nDr. [NAME] – CTO, Beta Inc\n[NAME] (former lead) [PHONE]',
+  ],
+  [
+    'numbered referees under a heading in capitals',
+    'REFEREES:\n\n1. JANE ROE\nHead of Data\nPhone: [PHONE]\n\n2. Sam Keller\nCTO, Beta',
+    'REFEREES:\n\n1. [NAME]\nHead of Data\nPhone: [PHONE]\n\n2. [NAME]\nCTO, Beta',
+  ],
+  ['the section ends at the next heading', 'References\nJane Roe\n\nHobbies\nRock Climbing', 'References\n[NAME]\n\nHobbies\nRock Climbing'],
+  ['every referee on a references line', 'References: John Doe (manager), Jane Roe (peer); Dr. Sam Keller', 'References: [NAME] (manager), [NAME] (peer); Dr. [NAME]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -69,6 +82,8 @@ const kept: Array<[string, string]> = [
   ['a heading after a sentence of thanks', 'Thank you for reading.\nKey Accomplishments\nThanks!\nKey Wins'],
   ['a team or a list after a contact label, in the plural', 'Contact: Samba Developers; Contact: Public Suffix List <[EMAIL]>\nReferences: Senior Engineers (2)'],
   // An acronym alone is no name in capitals, and organisations, skills and teams in capitals are none either.
+  ['titles, employers and contact lines under a references heading', 'References\nEngineering Manager, Acme Corp\nHead of Data Science\nGlobex Industries | [EMAIL]\nAvailable on request'],
+  ['a referee line that goes on to employers and titles', 'Referee: Dr. [NAME], Acme Corp, Senior Engineer; Head of Data'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 

@@ -271,6 +271,8 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('Hi, Ab here — '), fill('Regards,\nAb Cd\n'), fill('Thanks, Ab '), fill('— Ab Cd\n'), fill('Contact: Dr. Ab Cd, '),
     fill('References: Ab Cd (x) '), fill("I'm A. B. van "), `Regards,${fill(' ')}Ab`, `${fill('— \n')}— Ab Cd`, fill('— Ab\n[NAME]\n'),
     distinct((w) => `I'm ${w} Keller, `), distinct((w) => `Regards,\n${w} Lee\n`),
+    fill('References\nAb Cd, Ef\n'), fill('REFEREES:\n1. AB CD\n\n'), fill('References: Ab Cd (x), Ef Gh; '), `References\n${fill('Ab Cd\n')}`,
+    fill('Jane Doe, Ph.D., PMP, MBA '), fill('Ab Cd Jr. '), fill('AB CD EF, '), distinct((w) => `Referee: ${w} Lee, `),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
