@@ -10,7 +10,7 @@
 // capitalised words (particles and initials between them), none a heading or job word, a skill, or a word this module
 // lists (adjectives, nationalities, days, organisations), ended by punctuation, the line's end or a word that ends an
 // introduction ("and", "from"). All patterns start with a literal cue and hold only bounded quantifiers: linear.
-import { COMMON_WORD_NAMES, HONORIFIC, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
+import { COMMON_WORD_NAMES, HONORIFIC, isSkillSurname, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 
@@ -120,7 +120,7 @@ function plausibleName(value: string, minWords: number): string | null {
   const full = words.filter((w) => !/^\p{Lu}\.$/u.test(w));
   // In capitals, one word is an acronym ("Thanks,\nACME", "I'm AWS."): a name so written needs two.
   if (full.every((w) => w === w.toUpperCase())) minWords = Math.max(minWords, 2);
-  if (full.length < minWords || !words.every(plausibleWord) || isSkillForm(value.toLowerCase())) return null;
+  if (full.length < minWords || !words.every((w, i) => isSkillSurname(words, i) || plausibleWord(w)) || isSkillForm(value.toLowerCase())) return null;
   if (full.length === 1 && isWellKnownName(full[0]!.toLowerCase())) return null;
   return value;
 }

@@ -1,6 +1,7 @@
 // Nicknames of given names: "Jon" and "Johnny" for Jonathan, "Liz" for Elizabeth. Part of the scrubber (scrub-names.ts):
 // a resume often calls its author by a nickname the name field does not hold, or by the full name of the nickname it
-// holds. The table is of common English given names and a few others; a nickname missing from it is not caught.
+// holds. The table is of common English given names and a few others; a nickname missing from it is not caught. Its
+// names and a list of others also tell a given name (isGivenName).
 
 // formal name: its nicknames. A nickname of several formal names is listed under each ("Alex", "Chris", "Sam").
 const TABLE =
@@ -41,6 +42,25 @@ for (const entry of TABLE.split(' ')) {
   const [formal, list] = entry.split(':') as [string, string];
   NICKNAMES.set(formal, list.split(','));
   for (const nick of list.split(',')) FORMALS.set(nick, [...(FORMALS.get(nick) ?? []), formal]);
+}
+
+// Given names beyond the table's, common in many languages: a word that follows one of these (or one of the table's) in
+// a name is a surname even when it is a skill ("Tom Swift", "Ann Go", "Maria Python"; scrub-names.ts).
+const OTHER_GIVEN_NAMES = new Set(
+  ('aaron adam adrian ahmed aisha akira alan albert alice alicia amir amit amy ana andrea andreas angela anil anita ann anna ' +
+    'anne anton arjun ashley aya bianca boris brian bruno carla carlos carmen chen chloe claire clara daniela david deepak ' +
+    'diana diego dimitri elena elif emma eric erik eva fatima felix fernando fiona george grace hana hannah hans hassan ' +
+    'helen hiroshi hugo ian igor ingrid irene ivan jane jason javier jean jin joan jorge juan julia julian karen karim karl ' +
+    'kenji kevin kim kiran klaus lars laura lea leila lena lina linda lisa luca lucas lucia luis lukas maria marie marco ' +
+    'mark marta martin mary maya mei mia michel miguel mina ming mohamed nadia naomi neha nina noah omar oscar pablo paolo ' +
+    'paul pedro pierre pooja priya rachel rahul raj ravi rosa rose ruth ryan sara sarah sean sergei simon sofia sophie ' +
+    'stefan sunil sven tanya tara tomas uma vera victor vijay wei yan yuki yusuf zara zoe').split(' '),
+);
+
+/** Whether the word (any case) is a common given name: the table's, formal or nickname, or one of the others above. */
+export function isGivenName(word: string): boolean {
+  const key = word.toLowerCase();
+  return NICKNAMES.has(key) || FORMALS.has(key) || OTHER_GIVEN_NAMES.has(key);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Names in text: those the caller knows (the candidate's, in any spelling), and those the text shows as a name (a
 // resume's header or "Name:" line, a role's contact). Part of the scrubber (scrubber.ts), which calls these last.
+import { isGivenName } from './nicknames.js';
 import { PII_PLACEHOLDERS, type PiiPlaceholder } from './pii-placeholders.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
@@ -33,6 +34,14 @@ const NAMES_MORE_THAN_WORDS = new Set('lee kim lin lim ali gil ben jan don ram t
 /** Whether a name part (lower-case) is a word a text writes for itself: removed alone only when capitalised. */
 export const isWordName = (part: string): boolean => COMMON_WORD_NAMES.has(part) || (WORD_NAMES.has(part) && !NAMES_MORE_THAN_WORDS.has(part));
 
+/**
+ * Whether the name's word at i is a surname though it is a skill or a listed word ("Swift" in "Tom Swift", "Python" in
+ * "Maria Python"): the last of two or more, after a common given name. Such a part is removed alone only after a title or
+ * an initial (scrubNames), as a known name's is.
+ */
+export const isSkillSurname = (words: string[], i: number): boolean =>
+  i > 0 && i === words.length - 1 && isGivenName(words[0]!) && isSkillForm(words[i]!.toLowerCase().replace(/[.'’]/g, ''));
+
 function looksLikeName(value: string): boolean {
   if (/[\d@[\]/:|]/.test(value)) return false;
   const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
@@ -41,7 +50,9 @@ function looksLikeName(value: string): boolean {
   const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
   // A nickname in quotes or brackets between the parts is part of the name ('Robert "Robbie" Chen').
   const unquoted = words.map((w, i) => (i > 0 && i < words.length - 1 ? w.replace(/^["“(](.+)["”)]$/u, '$1') : w));
-  return unquoted.every((w) => NAME_WORD.test(w) && !NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))));
+  return unquoted.every(
+    (w, i) => NAME_WORD.test(w) && (isSkillSurname(unquoted, i) || (!NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))))),
+  );
 }
 
 // A contact named in a role ("Hiring manager Jane Roe", "Contact: Jane Roe"): the name is unknown in advance.

@@ -67,7 +67,9 @@ import { isSkillForm } from './skills.js';
  *    capitals alone is an acronym and stays); generations and degrees after a name ("Jane Doe MBA and ...", "John Smith
  *    Jr.", "Jane Roe, Ph.D., PMP") and an honorific before a header's are no part of it: they stay in the text, and a
  *    two-letter degree after a contact is one ("Contact: Sam Keller, MD"), no state; referees on the lines under a
- *    references heading ("References\nJane Roe, Acme Corp\n[PHONE]"), and every one on a references line.
+ *    references heading ("References\nJane Roe, Acme Corp\n[PHONE]"), and every one on a references line; a header's
+ *    or an introduced name whose surname is a skill, after a common given name ("Tom Swift", "Ann Go", "Maria Python";
+ *    the skill alone stays).
  */
 export const SCRUB_RULES_VERSION = 10;
 

@@ -52,6 +52,10 @@ const removed: Array<[string, string, string]> = [
     'REFEREES:\n\n1. [NAME]\nHead of Data\nPhone: [PHONE]\n\n2. [NAME]\nCTO, Beta',
   ],
   ['the section ends at the next heading', 'References\nJane Roe\n\nHobbies\nRock Climbing', 'References\n[NAME]\n\nHobbies\nRock Climbing'],
+  // A surname that is a skill after a given name: the whole name goes, the skill alone stays (as for a known name).
+  ['a skill surname after a given name', "I'm Tom Swift, an iOS engineer: Swift and SwiftUI daily. Tom ships.", "I'm [NAME], an iOS engineer: Swift and SwiftUI daily. [NAME] ships."],
+  ['a two-letter skill surname', 'My name is Ann Go. Go and Kafka; Ann Go wrote the broker.', 'My name is [NAME]. Go and Kafka; [NAME] wrote the broker.'],
+  ['a skill surname that is a heading word, under references', 'References\nMaria Python, Data Lead, Acme', 'References\n[NAME], Data Lead, Acme'],
   ['every referee on a references line', 'References: John Doe (manager), Jane Roe (peer); Dr. Sam Keller', 'References: [NAME] (manager), [NAME] (peer); Dr. [NAME]'],
 ];
 
@@ -84,6 +88,7 @@ const kept: Array<[string, string]> = [
   // An acronym alone is no name in capitals, and organisations, skills and teams in capitals are none either.
   ['titles, employers and contact lines under a references heading', 'References\nEngineering Manager, Acme Corp\nHead of Data Science\nGlobex Industries | [EMAIL]\nAvailable on request'],
   ['a referee line that goes on to employers and titles', 'Referee: Dr. [NAME], Acme Corp, Senior Engineer; Head of Data'],
+  ['products whose second word is a skill', 'Contact: Apache Kafka\nThis is Microsoft Azure.\nReferences: Advanced Python, Modern Java'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 

@@ -170,6 +170,13 @@ test("a header name's title, generation or degree is no part of it: it stays whe
   assert.equal(scrub('JANE DOE, PH.D.\nJane led the lab.'), '[NAME], PH.D.\n[NAME] led the lab.');
 });
 
+test('a header name whose surname is a skill: the whole name and the given name go, the skill alone stays', () => {
+  assert.equal(scrub('Maria Python\nData engineer: Python, Spark. Maria led the team.'), '[NAME]\nData engineer: Python, Spark. [NAME] led the team.');
+  assert.equal(scrub('TOM SWIFT | [EMAIL]\niOS engineer (Swift)'), '[NAME] | [EMAIL]\niOS engineer (Swift)');
+  // No given name before it: a skill heading stays.
+  assert.equal(scrub('Advanced Python\nData engineer'), 'Advanced Python\nData engineer');
+});
+
 test('a name that is also a word is only removed when capitalised', () => {
   assert.equal(scrub('Will Smith will lead. Will agreed.', { names: ['Will Smith'] }), '[NAME] will lead. [NAME] agreed.');
 });
