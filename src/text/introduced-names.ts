@@ -11,6 +11,7 @@
 // lists (adjectives, nationalities, days, organisations), ended by punctuation, the line's end or a word that ends an
 // introduction ("and", "from"). All patterns start with a literal cue and hold only bounded quantifiers: linear.
 import { COMMON_WORD_NAMES, HONORIFIC, isSkillSurname, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
+import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 
@@ -114,14 +115,14 @@ function plausibleWord(w: string): boolean {
   return parts.every((p) => !word(p) && !(p.endsWith('s') && word(p.slice(0, -1))) && !(isSkillForm(p) && !COMMON_WORD_NAMES.has(p)));
 }
 
-/** The name's words if they read as a person's name; null if not (a title, a skill, an organisation, an adjective). */
+/** The name's words if they read as a person's name; null if not (a title, a skill, an organisation, an adjective, a place). */
 function plausibleName(value: string, minWords: number): string | null {
   const words = value.split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
   const full = words.filter((w) => !/^\p{Lu}\.$/u.test(w));
   // In capitals, one word is an acronym ("Thanks,\nACME", "I'm AWS."): a name so written needs two.
   if (full.every((w) => w === w.toUpperCase())) minWords = Math.max(minWords, 2);
   if (full.length < minWords || !words.every((w, i) => isSkillSurname(words, i) || plausibleWord(w)) || isSkillForm(value.toLowerCase())) return null;
-  if (full.length === 1 && isWellKnownName(full[0]!.toLowerCase())) return null;
+  if ((full.length === 1 && isWellKnownName(full[0]!.toLowerCase())) || isPlaceName(value)) return null;
   return value;
 }
 

@@ -2,6 +2,7 @@
 // resume's header or "Name:" line, a role's contact). Part of the scrubber (scrubber.ts), which calls these last.
 import { isGivenName } from './nicknames.js';
 import { PII_PLACEHOLDERS, type PiiPlaceholder } from './pii-placeholders.js';
+import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
 
@@ -45,7 +46,7 @@ export const isSkillSurname = (words: string[], i: number): boolean =>
 function looksLikeName(value: string): boolean {
   if (/[\d@[\]/:|]/.test(value)) return false;
   const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
-  if (words.length < 2 || words.length > 4) return false;
+  if (words.length < 2 || words.length > 4 || isPlaceName(value)) return false;
   // A skill is no name ("Golang Ninja"), unless it is a first name too ("Ruby").
   const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
   // A nickname in quotes or brackets between the parts is part of the name ('Robert "Robbie" Chen').

@@ -69,7 +69,8 @@ import { isSkillForm } from './skills.js';
  *    two-letter degree after a contact is one ("Contact: Sam Keller, MD"), no state; referees on the lines under a
  *    references heading ("References\nJane Roe, Acme Corp\n[PHONE]"), and every one on a references line; a header's
  *    or an introduced name whose surname is a skill, after a common given name ("Tom Swift", "Ann Go", "Maria Python";
- *    the skill alone stays).
+ *    the skill alone stays). Kept now: a listed place of two or more words after those cues or as a header ("Contact:
+ *    Palo Alto", "Palo Alto | [EMAIL]"; place-names.ts).
  */
 export const SCRUB_RULES_VERSION = 10;
 

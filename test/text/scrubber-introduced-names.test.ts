@@ -88,6 +88,8 @@ const kept: Array<[string, string]> = [
   // An acronym alone is no name in capitals, and organisations, skills and teams in capitals are none either.
   ['titles, employers and contact lines under a references heading', 'References\nEngineering Manager, Acme Corp\nHead of Data Science\nGlobex Industries | [EMAIL]\nAvailable on request'],
   ['a referee line that goes on to employers and titles', 'Referee: Dr. [NAME], Acme Corp, Senior Engineer; Head of Data'],
+  // A place of two or three words after a contact label, with no state or country after it to tell.
+  ['a place after a contact label', 'Contact: Palo Alto\nContact: Menlo Park | [EMAIL]\nBased in Palo Alto; Contact: Tel Aviv'],
   ['products whose second word is a skill', 'Contact: Apache Kafka\nThis is Microsoft Azure.\nReferences: Advanced Python, Modern Java'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];

@@ -120,6 +120,7 @@ const kept: Array<[string, string]> = [
   ['employer after a bare at', 'Engineer at Hotels.com, worked at Google'],
   ['spaced full stops near an at', 'Fixed it @ work . Then I worked at acme dot com . Later'],
   ['job-title header', 'Software Engineer\nSummary: builds things'],
+  ['a place in the header', 'Palo Alto | [EMAIL]\nBackend engineer in Palo Alto'],
   ['section header', 'Professional Summary\nExperienced developer'],
   ['skill headline', 'Golang Ninja\nBuilds services'],
   ['street-like phrases', 'Led 5 engineers in 3 Core Data projects'],
