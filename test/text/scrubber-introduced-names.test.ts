@@ -56,6 +56,10 @@ const removed: Array<[string, string, string]> = [
   ['a skill surname after a given name', "I'm Tom Swift, an iOS engineer: Swift and SwiftUI daily. Tom ships.", "I'm [NAME], an iOS engineer: Swift and SwiftUI daily. [NAME] ships."],
   ['a two-letter skill surname', 'My name is Ann Go. Go and Kafka; Ann Go wrote the broker.', 'My name is [NAME]. Go and Kafka; [NAME] wrote the broker.'],
   ['a skill surname that is a heading word, under references', 'References\nMaria Python, Data Lead, Acme', 'References\n[NAME], Data Lead, Acme'],
+  // A quotation's attribution on the last line is read as a signature, on purpose: the same line names a colleague a
+  // testimonial quotes, a third person's name, and a famous author's carries nothing a match should weigh.
+  ['a quotation attributed on the last line', '“Imagination is more important than knowledge.”\n— Albert Einstein', '“Imagination is more important than knowledge.”\n— [NAME]'],
+  ['a testimonial attributed on the last line', '“The best engineer I have hired.”\n— Sam Keller, CTO at Acme', '“The best engineer I have hired.”\n— [NAME], CTO at Acme'],
   ['every referee on a references line', 'References: John Doe (manager), Jane Roe (peer); Dr. Sam Keller', 'References: [NAME] (manager), [NAME] (peer); Dr. [NAME]'],
 ];
 
