@@ -85,7 +85,7 @@ const LABEL_RE = new RegExp(
 // A heading over referees ("References", "REFEREES:", "Professional References"): their names are on the lines under it.
 const REFERENCES_HEADING_RE = /^[ \t]*(?:professional[ \t]+)?(?:references?|referees?)[ \t]*:?[ \t]*$/gim;
 // A line under it that starts with a name, after a bullet or a number ("1. Jane Roe, Acme", "- Dr. Sam Keller").
-const REFERENCE_ENTRY_RE = new RegExp(`^[ \\t]{0,8}(?:(?:[-•*·]|\\d{1,2}[.)])[ \\t]{0,3})?(${TITLE})${NAME}`, 'u');
+const REFERENCE_ENTRY_RE = new RegExp(`^[ \\t]{0,8}((?:[-•*·]|\\d{1,2}[.)])[ \\t]{0,3})?(${TITLE})${NAME}`, 'u');
 // Another referee on a references line ("References: John Doe (manager), Jane Roe (peer)").
 const NEXT_REFEREE_RE = new RegExp(`[,;][ \\t]{0,3}(?:and[ \\t]{1,3})?(${TITLE})${NAME}`, 'gu');
 /** How many lines under a references heading are read: a few referees, each with a title and a contact line or two. */
@@ -170,8 +170,13 @@ function isHeading(line: string): boolean {
   return words.length === 1 || words.every((w) => /^\p{Lu}/u.test(w)) || /:[ \t]*$/.test(line);
 }
 
-/** The referees on the lines under a references heading (which ends at `from`), each line read as a label's value. */
+/**
+ * The referees on the lines under a references heading (which ends at `from`), each line that starts an entry read as a
+ * label's value: the section's first, one after a blank or a contact line or with a bullet, or one that goes on after
+ * the name ("Jane Roe, CTO, Acme"). A line of a name alone inside an entry is its employer ("Stripe Atlas").
+ */
 function findReferees(text: string, from: number, names: Set<string>): void {
+  let entryStarts = true;
   // Line by line, each cut short: a text of many headings is read once, as a section ends at the next heading.
   for (let at = from, n = 0; n < REFERENCE_LINES && at < text.length; n++) {
     const next = text.indexOf('\n', at + 1);
@@ -179,7 +184,8 @@ function findReferees(text: string, from: number, names: Set<string>): void {
     const line = text.slice(at + 1, Math.min(end, at + 1 + REFERENCE_LINE_CHARS));
     if (isHeading(line)) return;
     const m = REFERENCE_ENTRY_RE.exec(line);
-    if (m) decide('label', line, m, m[2]!, m[1] !== '', false, names);
+    if (m && (entryStarts || m[1] !== undefined || /\S/.test(line.slice(m[0].length)))) decide('label', line, m, m[3]!, m[2] !== '', false, names);
+    entryStarts = !/\S/.test(line) || /\[(?:EMAIL|PHONE|URL)\]/.test(line);
     at = end;
   }
 }

@@ -51,6 +51,13 @@ const removed: Array<[string, string, string]> = [
     'REFEREES:\n\n1. JANE ROE\nHead of Data\nPhone: [PHONE]\n\n2. Sam Keller\nCTO, Beta',
     'REFEREES:\n\n1. [NAME]\nHead of Data\nPhone: [PHONE]\n\n2. [NAME]\nCTO, Beta',
   ],
+  // A referee's entry starts the section, follows a blank line, a bullet or a contact line, or goes on after the name;
+  // a line of two capitalised words inside an entry is its employer or title.
+  [
+    'an employer alone on its line inside an entry',
+    'References\nJane Roe\nEngineering Manager\nStripe Atlas\n[PHONE]\nJohn Doe\nGoldman Sachs',
+    'References\n[NAME]\nEngineering Manager\nStripe Atlas\n[PHONE]\n[NAME]\nGoldman Sachs',
+  ],
   ['the section ends at the next heading', 'References\nJane Roe\n\nHobbies\nRock Climbing', 'References\n[NAME]\n\nHobbies\nRock Climbing'],
   // A surname that is a skill after a given name: the whole name goes, the skill alone stays (as for a known name).
   ['a skill surname after a given name', "I'm Tom Swift, an iOS engineer: Swift and SwiftUI daily. Tom ships.", "I'm [NAME], an iOS engineer: Swift and SwiftUI daily. [NAME] ships."],
