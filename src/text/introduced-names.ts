@@ -7,9 +7,11 @@
 //
 // The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
 // "This is Kubernetes"), and a wrong guess removes its words from the whole text. So a name here is one to three
-// capitalised words (particles and initials between them), none a heading or job word, a skill, or a word this module
-// lists (adjectives, nationalities, days, organisations), ended by punctuation, the line's end or a word that ends an
-// introduction ("and", "from"). All patterns start with a literal cue and hold only bounded quantifiers: linear.
+// capitalised words (particles and initials between them; two at least in capitals), none a heading or job word, a skill
+// (but a surname after a given name: "Tom Swift"), a listed place, or a word this module lists (adjectives,
+// nationalities, days, organisations), ended, after any degrees ("MBA", "Jr."), by punctuation, the line's end or a word
+// that ends an introduction ("and", "from"). All patterns start with a literal cue or a line's start and hold only
+// bounded quantifiers: linear.
 import { COMMON_WORD_NAMES, HONORIFIC, isSkillSurname, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
 import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
