@@ -31,9 +31,10 @@ export async function checkpointIfWalExceeds(db: Queryable, thresholdBytes = WAL
 /**
  * Vacuums (and analyses) each table whose dead rows, or whose TOAST table's dead chunks, passed autovacuum's default
  * threshold (50 plus a fifth of the live ones); answers the tables vacuumed. The counts are the statistics the backend
- * reports when idle, so they trail the last statements by a moment.
+ * reports when idle, so they trail the last statements by a moment. `stopping`: asked before each table, as a vacuum
+ * holds the database and one after a stop was asked would hold up the shutdown (close() waits for the upkeep).
  */
-export async function vacuumWhereDead(db: Queryable): Promise<string[]> {
+export async function vacuumWhereDead(db: Queryable, stopping: () => boolean = () => false): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(
     `SELECT format('%I.%I', s.schemaname, s.relname) AS name
      FROM pg_stat_all_tables s
@@ -43,29 +44,36 @@ export async function vacuumWhereDead(db: Queryable): Promise<string[]> {
        AND (s.n_dead_tup > 50 + 0.2 * s.n_live_tup OR coalesce(t.n_dead_tup, 0) > 50 + 0.2 * coalesce(t.n_live_tup, 0))
      ORDER BY 1`,
   );
-  for (const { name } of rows) await db.query(`VACUUM (ANALYZE) ${name}`);
-  return rows.map((r) => r.name);
+  const vacuumed: string[] = [];
+  for (const { name } of rows) {
+    if (stopping()) break;
+    await db.query(`VACUUM (ANALYZE) ${name}`);
+    vacuumed.push(name);
+  }
+  return vacuumed;
 }
 
 /**
  * Looks every `intervalMs` and checkpoints or vacuums when due, until stopped. A failed look (the database closing)
- * is tried again at the next interval; the timer does not keep the process alive. stop() waits for a look in
- * progress, so the pool can be closed after it.
+ * is tried again at the next interval; the timer does not keep the process alive. stop() waits for the statement in
+ * progress, and no other starts after it, so the pool can be closed after it.
  */
 export function keepEmbeddedUp(db: Queryable, opts: { intervalMs?: number } = {}): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
+  let stopped = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
     running = checkpointIfWalExceeds(db)
-      .then(() => vacuumWhereDead(db))
+      .then(() => (stopped ? [] : vacuumWhereDead(db, () => stopped)))
       .catch(() => {})
       .finally(() => (busy = false));
   }, opts.intervalMs ?? UPKEEP_INTERVAL_MS);
   timer.unref();
   return {
     async stop() {
+      stopped = true;
       clearInterval(timer);
       await running;
     },

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { openDatabase, type Database } from '../../src/db/database.js';
-import { checkpointIfWalExceeds, vacuumWhereDead, WAL_CHECKPOINT_BYTES } from '../../src/db/embedded-upkeep.js';
+import { openDatabase, type Database, type Queryable } from '../../src/db/database.js';
+import { checkpointIfWalExceeds, keepEmbeddedUp, vacuumWhereDead, WAL_CHECKPOINT_BYTES } from '../../src/db/embedded-upkeep.js';
 import { migratedDump } from '../support/database.js';
 
-// The embedded database always: the upkeep is the embedded database's (a server checkpoints and vacuums by itself).
-async function embedded(opts: { upkeepIntervalMs?: number } = {}): Promise<Database> {
+// The embedded database always: the upkeep is the embedded database's (a server checkpoints and vacuums by itself). Its
+// own upkeep looks only when a test asks (a look of its own between two statements of a test would change what it reads).
+async function embedded(opts: { upkeepIntervalMs?: number } = { upkeepIntervalMs: 3_600_000 }): Promise<Database> {
   return openDatabase({ dataDir: 'memory://', poolMax: 2, loadDataDir: await migratedDump(), ...opts });
 }
 
@@ -107,4 +108,31 @@ test('tables whose dead rows or dead TOAST chunks passed the threshold are vacuu
   } finally {
     await db.close();
   }
+});
+
+test('stopping the upkeep during a vacuum waits for that one and starts no other: a shutdown is not held by the tables still due', async () => {
+  // A database answering by hand: two tables due, the first vacuum answered only when the test says so.
+  const sent: string[] = [];
+  let answerFirst!: () => void;
+  const firstAnswered = new Promise<void>((resolve) => (answerFirst = resolve));
+  let firstSent!: () => void;
+  const firstVacuum = new Promise<void>((resolve) => (firstSent = resolve));
+  const db: Queryable = {
+    async query<R>(text: string) {
+      sent.push(text);
+      if (text.includes('pg_control_checkpoint')) return { rows: [{ bytes: 0 }] as R[], rowCount: 1 };
+      if (text.includes('pg_stat_all_tables')) return { rows: [{ name: 'public.a' }, { name: 'public.b' }] as R[], rowCount: 2 };
+      if (text === 'VACUUM (ANALYZE) public.a') {
+        firstSent();
+        await firstAnswered;
+      }
+      return { rows: [], rowCount: 0 };
+    },
+  };
+  const upkeep = keepEmbeddedUp(db, { intervalMs: 1 });
+  await firstVacuum;
+  const stopped = upkeep.stop();
+  answerFirst();
+  await stopped;
+  assert.deepEqual(sent.filter((q) => q.startsWith('VACUUM')), ['VACUUM (ANALYZE) public.a']);
 });
