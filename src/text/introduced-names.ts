@@ -172,6 +172,10 @@ function isHeading(line: string): boolean {
   return words.length === 1 || words.every((w) => /^\p{Lu}/u.test(w)) || /:[ \t]*$/.test(line);
 }
 
+// A word alone on its line ("Volunteering", "Patents:"): after a blank line, the next section's heading, as a referee's
+// entry starts with a name of two words or a title, whatever heading words the lists hold.
+const LONE_WORD_RE = /^[ \t]*\p{Lu}[\p{L}-]*:?[ \t]*$/u;
+
 /**
  * The referees on the lines under a references heading (which ends at `from`), each line that starts an entry read as a
  * label's value: the section's first, one after a blank or a contact line or with a bullet, or one that goes on after
@@ -179,15 +183,17 @@ function isHeading(line: string): boolean {
  */
 function findReferees(text: string, from: number, names: Set<string>): void {
   let entryStarts = true;
+  let blank = false;
   // Line by line, each cut short: a text of many headings is read once, as a section ends at the next heading.
   for (let at = from, n = 0; n < REFERENCE_LINES && at < text.length; n++) {
     const next = text.indexOf('\n', at + 1);
     const end = next === -1 ? text.length : next;
     const line = text.slice(at + 1, Math.min(end, at + 1 + REFERENCE_LINE_CHARS));
-    if (isHeading(line)) return;
+    if (isHeading(line) || (blank && LONE_WORD_RE.test(line))) return;
     const m = REFERENCE_ENTRY_RE.exec(line);
     if (m && (entryStarts || m[1] !== undefined || /\S/.test(line.slice(m[0].length)))) decide('label', line, m, m[3]!, m[2] !== '', false, names);
-    entryStarts = !/\S/.test(line) || /\[(?:EMAIL|PHONE|URL)\]/.test(line);
+    blank = !/\S/.test(line);
+    entryStarts = blank || /\[(?:EMAIL|PHONE|URL)\]/.test(line);
     at = end;
   }
 }

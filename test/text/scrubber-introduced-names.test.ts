@@ -59,6 +59,12 @@ const removed: Array<[string, string, string]> = [
     'References\n[NAME]\nEngineering Manager\nStripe Atlas\n[PHONE]\n[NAME]\nGoldman Sachs',
   ],
   ['the section ends at the next heading', 'References\nJane Roe\n\nHobbies\nRock Climbing', 'References\n[NAME]\n\nHobbies\nRock Climbing'],
+  // A heading no list holds ends it too: a word alone after a blank line starts no referee's entry.
+  [
+    'the section ends at a heading of a word no list holds',
+    'References\nJane Roe, Acme\n[PHONE]\n\nVolunteering\nRed Cross, Weekend Driver\n\nPatents:\nDistributed Ledger Sync, filed 2020',
+    'References\n[NAME], Acme\n[PHONE]\n\nVolunteering\nRed Cross, Weekend Driver\n\nPatents:\nDistributed Ledger Sync, filed 2020',
+  ],
   // A surname that is a skill after a given name: the whole name goes, the skill alone stays (as for a known name).
   ['a skill surname after a given name', "I'm Tom Swift, an iOS engineer: Swift and SwiftUI daily. Tom ships.", "I'm [NAME], an iOS engineer: Swift and SwiftUI daily. [NAME] ships."],
   ['a two-letter skill surname', 'My name is Ann Go. Go and Kafka; Ann Go wrote the broker.', 'My name is [NAME]. Go and Kafka; [NAME] wrote the broker.'],
