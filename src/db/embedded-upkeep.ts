@@ -30,7 +30,10 @@ export async function checkpointIfWalExceeds(db: Queryable, thresholdBytes = WAL
 
 /**
  * Vacuums (and analyses) each table whose dead rows, or whose TOAST table's dead chunks, passed autovacuum's default
- * threshold (50 plus a fifth of the live ones); answers the tables vacuumed. The counts are the statistics the backend
+ * threshold (50 plus a fifth of the live ones); answers the tables vacuumed. Not a table with an HNSW index (the
+ * embeddings): vacuuming one repairs the graph around every dead vector, which held the one database thread for 4-11 s
+ * after 2,000 embeddings were replaced and ~125 s after 10,000, past any run's lease; without cleaning the index
+ * (INDEX_CLEANUP OFF) the dead rows stay counted as dead, so the table would be vacuumed again at every look. The counts are the statistics the backend
  * reports when idle, so they trail the last statements by a moment. `stopping`: asked before each table, as a vacuum
  * holds the database and one after a stop was asked would hold up the shutdown (close() waits for the upkeep).
  */
@@ -42,6 +45,8 @@ export async function vacuumWhereDead(db: Queryable, stopping: () => boolean = (
      LEFT JOIN pg_stat_all_tables t ON t.relid = c.reltoastrelid
      WHERE c.relkind = 'r' AND s.schemaname NOT IN ('pg_catalog', 'information_schema') AND s.schemaname NOT LIKE 'pg\\_toast%'
        AND (s.n_dead_tup > 50 + 0.2 * s.n_live_tup OR coalesce(t.n_dead_tup, 0) > 50 + 0.2 * coalesce(t.n_live_tup, 0))
+       AND NOT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am a ON a.oid = ic.relam
+                       WHERE i.indrelid = c.oid AND a.amname = 'hnsw')
      ORDER BY 1`,
   );
   const vacuumed: string[] = [];

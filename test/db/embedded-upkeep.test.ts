@@ -136,3 +136,21 @@ test('stopping the upkeep during a vacuum waits for that one and starts no other
   await stopped;
   assert.deepEqual(sent.filter((q) => q.startsWith('VACUUM')), ['VACUUM (ANALYZE) public.a']);
 });
+
+test('a table with an HNSW index is left alone: vacuuming it would hold the database for seconds to minutes', async () => {
+  const db = await embedded();
+  try {
+    await db.query('CREATE TABLE vecs (id int PRIMARY KEY, v vector(3))');
+    await db.query('CREATE INDEX vecs_hnsw ON vecs USING hnsw (v vector_l2_ops)');
+    await db.query('INSERT INTO vecs SELECT g, ARRAY[g, 1, 1]::vector FROM generate_series(1, 200) g');
+    await db.query('UPDATE vecs SET v = ARRAY[id, 2, 2]::vector');
+    await db.query('CREATE TABLE plain (id int PRIMARY KEY, n int)');
+    await db.query('INSERT INTO plain SELECT g, 0 FROM generate_series(1, 200) g');
+    await db.query('UPDATE plain SET n = 1');
+    await flushStats(db);
+    // Both passed the threshold; only the one without an HNSW index is vacuumed.
+    assert.deepEqual(await vacuumWhereDead(db), ['public.plain']);
+  } finally {
+    await db.close();
+  }
+});
