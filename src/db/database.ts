@@ -228,6 +228,28 @@ export function databaseFault(err: unknown): DatabaseFault | undefined {
   return undefined;
 }
 
+// pg's and pg-pool's words for a statement never sent: no connection came (a connect timeout, a pool closed), or the
+// client refused it before writing it (it had already lost its connection).
+const NOT_SENT_MESSAGE = /^(timeout expired|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end)$/;
+
+/**
+ * Whether a statement failed because the database was away or busy and certainly took no effect, so that sending it
+ * again cannot apply it twice: it never left (no connection could be opened, or none came free: database_busy), or
+ * the server answered with an error, which ends the statement's transaction (a restart's 57P01). A connection lost
+ * after the statement was written, with no answer (EPIPE, ECONNRESET, 'Connection terminated unexpectedly'), leaves
+ * its outcome unknown: it may have committed just before (in a transaction, the statement lost may be its COMMIT).
+ */
+export function unappliedOutage(err: unknown): boolean {
+  const fault = databaseFault(err);
+  if (fault === 'database_busy') return true;
+  if (fault !== 'database_unavailable') return false;
+  const cause = err instanceof DatabaseFaultError ? err.cause : err;
+  if (cause instanceof pg.DatabaseError) return true;
+  if (!(cause instanceof Error)) return false;
+  const { syscall } = cause as NodeJS.ErrnoException;
+  return syscall === 'connect' || syscall === 'getaddrinfo' || NOT_SENT_MESSAGE.test(cause.message);
+}
+
 /** After this the connection cannot be used again: it was lost, or a statement is still running on it. */
 function connectionBroken(err: unknown): boolean {
   const cause = err instanceof DatabaseFaultError ? err.cause : err;

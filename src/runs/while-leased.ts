@@ -1,25 +1,35 @@
-// A write a worker owes a run it still holds (its retry event, its hand-back), tried again while the database is away
-// and the lease lasts: after a short outage the run goes on as soon as the database answers, not when its lease ends.
+// A write a worker owes a run it still holds (a checkpoint, scored candidates, the finish, the retry event, the
+// hand-back), sent again while the database is away and the lease lasts: an outage shorter than the lease costs the
+// run a wait, not its attempt, and it goes on as soon as the database answers.
 import { OUTAGE_RETRY_MS as RETRY_MS } from '../db/batch-writer.js';
-import { databaseFault } from '../db/database.js';
+import { unappliedOutage } from '../db/database.js';
+import type { FailureStreak } from './failure-streak.js';
 import type { ActiveRun } from './worker.js';
 
 /**
- * Runs write until it succeeds. A database fault is tried again every RETRY_MS (as often as the journal tries a batch again) until the lease would run out (by the
- * worker's conservative clock), or the run was given up (lease ran out or lost, shutdown): then the run is left to be
- * claimed once its lease has run out, as before. Any other error is thrown at once.
+ * Runs write until it succeeds. A write the database was away or busy for and certainly did not apply
+ * (unappliedOutage: it never left, or the server refused it) is sent again every RETRY_MS (as often as the journal
+ * tries a batch again) until the lease would run out (by the worker's conservative clock), or the run was given up
+ * (lease ran out or lost, shutdown): then it fails, and the attempt with it, as before. Any other error is thrown at
+ * once: a write refused for a lost lease (fencing), a timeout, and a write whose connection was lost after it was
+ * sent, which may have committed: sent again it could add its events twice, so the attempt fails and the next claim
+ * reads what landed (the checkpoint and the entries). `streak` hears of each failure waited out, and of the success.
  */
 export async function whileLeased<T>(
   run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>,
   write: () => Promise<T>,
-  now: () => number = Date.now,
+  opts: { streak?: Pick<FailureStreak, 'failed' | 'succeeded'>; now?: () => number } = {},
 ): Promise<T> {
+  const now = opts.now ?? Date.now;
   for (;;) {
     try {
-      return await write();
+      const written = await write();
+      opts.streak?.succeeded();
+      return written;
     } catch (err) {
       const givenUp = run.abortReason === 'lease_expired' || run.abortReason === 'lease_lost' || run.abortReason === 'shutdown';
-      if (!databaseFault(err) || givenUp || now() + RETRY_MS >= run.leaseUntil) throw err;
+      if (!unappliedOutage(err) || givenUp || now() + RETRY_MS >= run.leaseUntil) throw err;
+      opts.streak?.failed(err);
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   }

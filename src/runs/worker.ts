@@ -56,6 +56,9 @@ export interface WorkerDeps {
   onRunQueued?(listener: () => void): () => void;
 }
 
+/** Sends a write of the run it was made for, and sends it again while the database is away (see leasedWrites). */
+type LeasedWrite = <T>(send: () => Promise<T>) => Promise<T>;
+
 export interface ActiveRun {
   id: string;
   controller: AbortController;
@@ -111,29 +114,43 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: scrubRole(run.role), params: run.params });
   }
 
+  /**
+   * How a run's writes are sent: again while the database is away and the run still holds its lease (whileLeased),
+   * the failures logged as a streak (`run write failed`, then `run write works again`). A write refused for a lost
+   * lease aborts the run at once, as the heartbeat would later: the model calls still in flight are paid for answers
+   * that can no longer be written, and the run's new owner makes them again.
+   */
+  function leasedWrites(run: ActiveRun, runLog: Logger): LeasedWrite {
+    const streak = createFailureStreak({ log: runLog, what: 'run write' });
+    return (send) =>
+      whileLeased(run, send, { streak }).catch((err: unknown) => {
+        if (err instanceof LeaseLostError) abort(run, 'lease_lost');
+        throw err;
+      });
+  }
+
   async function finishWith(
     ctx: RunContext,
     status: 'succeeded' | 'failed' | 'cancelled',
     stop: Stop,
     error: { title: string; detail: string } | null,
-    runLog: Logger,
-    startedAt: Date,
+    run: { log: Logger; startedAt: Date; write: LeasedWrite },
     /** The events of the workflow's last checkpoint, which the finish writes (see drive). */
     closing: RunEventInput[] = [],
   ) {
     // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
     await deps.journal.flush();
-    await queue.finish(ctx, status, stop, error, {
+    await run.write(() => queue.finish(ctx, status, stop, error, {
       status,
       stop,
       error,
       scored: ctx.scored.length,
       unscored: ctx.unscoredIds.length,
-      durationMs: Date.now() - startedAt.getTime(),
-    }, closing);
+      durationMs: Date.now() - run.startedAt.getTime(),
+    }, closing));
     deps.metrics.runsFinished.inc({ status, reason: stop.reason });
     if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
-    runLog.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
+    run.log.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
   }
 
   // The next claim builds the run's budget from its ledger rows: this attempt's are written first, as a finish does.
@@ -181,13 +198,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The workflow's last checkpoint (its context has a stop) is written by the finish, with the run's end: the
     // context once instead of twice in a row, and a statement less between the last answer and the finished run.
     let closing: RunEventInput[] = [];
-    // A write refused for a lost lease aborts the run at once, as the heartbeat would later: the model calls still
-    // in flight are paid for answers that can no longer be written, and the run's new owner makes them again.
-    const fenced = <T>(write: Promise<T>): Promise<T> =>
-      write.catch((err: unknown) => {
-        if (err instanceof LeaseLostError) abort(active, 'lease_lost');
-        throw err;
-      });
+    const write = leasedWrites(active, runLog);
+    const ending = { log: runLog, startedAt: run.startedAt, write };
     try {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
@@ -195,7 +207,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         views: deps.candidateStore.views,
         identities: deps.candidateStore.identities,
         saveEntries: async (c, entries) => {
-          const r = await fenced(queue.saveEntries(c, entries));
+          const r = await write(() => queue.saveEntries(c, entries));
           for (const entry of entries) {
             // Counted where the entry is written, so every engine's unscored candidates count, once each.
             if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
@@ -224,7 +236,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
             closing = [...closing, ...events];
             return { cancelRequested: false };
           }
-          return fenced(queue.checkpoint(c, events));
+          return write(() => queue.checkpoint(c, events));
         },
         trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
         onCancelRequested: () => abort(active, 'cancel'),
@@ -235,7 +247,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         },
         globalScoreLimit: (fn) => globalScoreLimit(fn),
       }, { opening: [opening] });
-      await finishWith(ctx, 'succeeded', ctx.stop!, null, runLog, run.startedAt, closing);
+      await finishWith(ctx, 'succeeded', ctx.stop!, null, ending, closing);
     } catch (err) {
       const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);
       const cause = interrupted.cause;
@@ -254,11 +266,11 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         return;
       }
       if (active.abortReason === 'cancel' || cause instanceof CancelRequested || cause instanceof CancelledAtBoundary) {
-        await finishWith(last, 'cancelled', { reason: 'cancelled', iteration: last.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, runLog, run.startedAt);
+        await finishWith(last, 'cancelled', { reason: 'cancelled', iteration: last.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, ending);
         return;
       }
       if (deps.isBudgetError(cause)) {
-        await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, runLog, run.startedAt);
+        await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, ending);
         return;
       }
       // The error is logged here with its SQLSTATE if it is the database's, through the logger's err serializer: its
@@ -267,12 +279,11 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       const failure = runError(cause);
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
-        // A fault of the database (an outage) fails these too: they are tried again while the run is still ours.
-        await whileLeased(active, () => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }));
-        await whileLeased(active, () => handBack(run.id, { countAttempt: true }));
+        await write(() => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }));
+        await write(() => handBack(run.id, { countAttempt: true }));
         return;
       }
-      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, failure, runLog, run.startedAt);
+      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, failure, ending);
     }
   }
 

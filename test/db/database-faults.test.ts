@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openDatabase, unappliedOutage, type Database } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
 import { createTestDatabase } from '../support/database.js';
 import { startRestartableDatabase, type RestartableDatabase } from '../support/restartable-database.js';
@@ -71,6 +71,24 @@ test('the server going away: a transaction in flight fails named, the process li
   }
 });
 
+test('a statement sent as the server went away may have been applied; one that found no connection, or waited for one, was never sent', async () => {
+  const db = await open();
+  try {
+    await db.query('SELECT 1');
+    const sent = db.query('SELECT 1');
+    sent.catch(() => {});
+    await server.stop();
+    // Its answer was lost, not refused: it may have committed (a run's write is then not sent again).
+    assert.equal(unappliedOutage(await rejectsWith(sent, 'database_unavailable')), false);
+    // Nothing to connect to: sending it again is safe (src/runs/while-leased.ts).
+    assert.ok(unappliedOutage(await rejectsWith(db.query('SELECT 1'), 'database_unavailable')));
+    assert.ok(unappliedOutage(await rejectsWith(db.withTransaction(async (t) => t.query('SELECT 1')), 'database_unavailable')));
+  } finally {
+    await server.start();
+    await db.close();
+  }
+});
+
 test('a statement the server cancels (statement_timeout, lock_timeout) is a database_timeout, and the connection serves on', async () => {
   const db = await open();
   try {
@@ -78,6 +96,7 @@ test('a statement the server cancels (statement_timeout, lock_timeout) is a data
     await db.query(`CREATE OR REPLACE FUNCTION raise_sqlstate(code text) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = code; END $$`);
     const timedOut = await rejectsWith(db.query("SELECT raise_sqlstate('57014')"), 'database_timeout');
+    assert.equal(unappliedOutage(timedOut), false, 'no outage: a run’s attempt fails on it, as before');
     assert.equal(timedOut.name, 'DatabaseTimeoutError');
     assert.doesNotMatch(timedOut.message, /canceling|SELECT|raise_sqlstate/, 'the message is ours; the driver error is the cause');
     await rejectsWith(db.query("SELECT raise_sqlstate('55P03')"), 'database_timeout');
@@ -114,7 +133,7 @@ test('waiting longer than connectionTimeoutMs for a pooled connection is a datab
   let release!: () => void;
   const held = db.withTransaction(() => new Promise<void>((resolve) => (release = resolve)));
   try {
-    await rejectsWith(db.query('SELECT 1'), 'database_busy');
+    assert.ok(unappliedOutage(await rejectsWith(db.query('SELECT 1'), 'database_busy')), 'it waited for a connection and was never sent');
     release();
     await held;
     assert.deepEqual((await db.query<{ x: number }>('SELECT 1 AS x')).rows, [{ x: 1 }]);

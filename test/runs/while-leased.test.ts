@@ -1,30 +1,62 @@
-// The worker's writes for a run it holds, tried again through a database outage only while the run is still its own.
+// The worker's writes for a run it holds, tried again through a database outage only while the run is still its own,
+// and only when the database certainly did not apply them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import pg from 'pg';
 import { DatabaseFaultError } from '../../src/errors.js';
 import { whileLeased } from '../../src/runs/while-leased.js';
 
-const away = () => new DatabaseFaultError('database_unavailable', new Error('connect ENOENT'));
+// As pg and Node report them (see test/db/database-faults.test.ts for the real ones).
+const syscallError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
+const refused = () => new DatabaseFaultError('database_unavailable', syscallError('ENOENT', 'connect'));
+const shuttingDown = () => {
+  const err = new pg.DatabaseError('terminating connection due to administrator command', 0, 'error');
+  err.code = '57P01';
+  return new DatabaseFaultError('database_unavailable', err);
+};
+const poolWait = () => new DatabaseFaultError('database_busy', new Error('timeout exceeded when trying to connect'));
+const leased = () => ({ abortReason: null, leaseUntil: Date.now() + 60_000 });
 
-test('a write failing on a database fault is tried again until it is written', async () => {
-  let calls = 0;
-  const run = { abortReason: null, leaseUntil: Date.now() + 60_000 };
-  const written = await whileLeased(run, async () => {
-    if (++calls < 3) throw away();
-    return 'written';
-  });
-  assert.equal(written, 'written');
-  assert.equal(calls, 3);
+test('a write the database was away or busy for, and did not apply, is tried again until it is written', async () => {
+  for (const fault of [refused, shuttingDown, poolWait]) {
+    let calls = 0;
+    const written = await whileLeased(leased(), async () => {
+      if (++calls < 3) throw fault();
+      return 'written';
+    });
+    assert.equal(written, 'written');
+    assert.equal(calls, 3, fault.name);
+  }
+});
+
+test('a write whose connection was lost after it was sent is not sent again: it may have committed', async () => {
+  const lostAfterSending = [
+    new DatabaseFaultError('database_unavailable', syscallError('EPIPE', 'write')),
+    new DatabaseFaultError('database_unavailable', syscallError('ECONNRESET', 'read')),
+    new DatabaseFaultError('database_unavailable', new Error('Connection terminated unexpectedly')),
+    new DatabaseFaultError('database_timeout', new Error('Query read timeout')),
+  ];
+  for (const err of lostAfterSending) {
+    let calls = 0;
+    await assert.rejects(
+      whileLeased(leased(), async () => {
+        calls++;
+        throw err;
+      }),
+      (e) => e === err,
+    );
+    assert.equal(calls, 1, String(err.cause));
+  }
 });
 
 test('it gives up once the lease would run out, once the run was given up, and at once on any other error', async () => {
   let calls = 0;
   const failing = async () => {
     calls++;
-    throw away();
+    throw refused();
   };
   // The lease ends before the next try: the run is left to be claimed when it has run out.
-  await assert.rejects(whileLeased({ abortReason: null, leaseUntil: 1_400 }, failing, () => 1_000), DatabaseFaultError);
+  await assert.rejects(whileLeased({ abortReason: null, leaseUntil: 1_400 }, failing, { now: () => 1_000 }), DatabaseFaultError);
   assert.equal(calls, 1);
   // Shut down, or the heartbeat found the lease lost or run out: nothing more is written for the run.
   for (const abortReason of ['shutdown', 'lease_lost', 'lease_expired'] as const) {
@@ -32,11 +64,16 @@ test('it gives up once the lease would run out, once the run was given up, and a
     await assert.rejects(whileLeased({ abortReason, leaseUntil: Date.now() + 60_000 }, failing), DatabaseFaultError);
     assert.equal(calls, 1, abortReason);
   }
-  calls = 0;
-  const broken = async () => {
-    calls++;
-    throw new Error('a bug, not an outage');
-  };
-  await assert.rejects(whileLeased({ abortReason: null, leaseUntil: Date.now() + 60_000 }, broken), /a bug/);
-  assert.equal(calls, 1);
+  // A statement the server timed out is the attempt's failure, as before: the run is retried by a new claim.
+  for (const other of [new DatabaseFaultError('database_timeout', new Error('canceling statement')), new Error('a bug, not an outage')]) {
+    calls = 0;
+    await assert.rejects(
+      whileLeased(leased(), async () => {
+        calls++;
+        throw other;
+      }),
+      (e) => e === other,
+    );
+    assert.equal(calls, 1, other.message);
+  }
 });
