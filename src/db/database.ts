@@ -234,9 +234,11 @@ const NOT_SENT_MESSAGE = /^(timeout expired|Connection terminated due to connect
 
 /**
  * Whether a statement failed because the database was away or busy and certainly took no effect, so that sending it
- * again cannot apply it twice: it never left (no connection could be opened, or none came free: database_busy), or
- * the server answered with an error, which ends the statement's transaction (a restart's 57P01). A connection lost
- * after the statement was written, with no answer (EPIPE, ECONNRESET, 'Connection terminated unexpectedly'), leaves
+ * again cannot apply it twice: it never left (no connection could be opened, or none came free: database_busy), its
+ * write failed (write EPIPE: the server had already closed the connection, as in a restart; pg sends a statement's
+ * messages in one write, and a statement is committed only once its last one, Sync, is read), or the server answered
+ * with an error, which ends the statement's transaction (a restart's 57P01). A connection lost after the statement
+ * was written, with no answer (read ECONNRESET, 'Connection terminated unexpectedly', a client read timeout), leaves
  * its outcome unknown: it may have committed just before (in a transaction, the statement lost may be its COMMIT).
  */
 export function unappliedOutage(err: unknown): boolean {
@@ -247,7 +249,7 @@ export function unappliedOutage(err: unknown): boolean {
   if (cause instanceof pg.DatabaseError) return true;
   if (!(cause instanceof Error)) return false;
   const { syscall } = cause as NodeJS.ErrnoException;
-  return syscall === 'connect' || syscall === 'getaddrinfo' || NOT_SENT_MESSAGE.test(cause.message);
+  return syscall === 'connect' || syscall === 'getaddrinfo' || syscall === 'write' || NOT_SENT_MESSAGE.test(cause.message);
 }
 
 /** After this the connection cannot be used again: it was lost, or a statement is still running on it. */

@@ -9,6 +9,8 @@ import { whileLeased } from '../../src/runs/while-leased.js';
 // As pg and Node report them (see test/db/database-faults.test.ts for the real ones).
 const syscallError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
 const refused = () => new DatabaseFaultError('database_unavailable', syscallError('ENOENT', 'connect'));
+// Written to a connection the server had already closed (a pooled one, just after a restart): nothing of it was read.
+const writtenToAClosedConnection = () => new DatabaseFaultError('database_unavailable', syscallError('EPIPE', 'write'));
 const shuttingDown = () => {
   const err = new pg.DatabaseError('terminating connection due to administrator command', 0, 'error');
   err.code = '57P01';
@@ -18,7 +20,7 @@ const poolWait = () => new DatabaseFaultError('database_busy', new Error('timeou
 const leased = () => ({ abortReason: null, leaseUntil: Date.now() + 60_000 });
 
 test('a write the database was away or busy for, and did not apply, is tried again until it is written', async () => {
-  for (const fault of [refused, shuttingDown, poolWait]) {
+  for (const fault of [refused, writtenToAClosedConnection, shuttingDown, poolWait]) {
     let calls = 0;
     const written = await whileLeased(leased(), async () => {
       if (++calls < 3) throw fault();
@@ -31,7 +33,6 @@ test('a write the database was away or busy for, and did not apply, is tried aga
 
 test('a write whose connection was lost after it was sent is not sent again: it may have committed', async () => {
   const lostAfterSending = [
-    new DatabaseFaultError('database_unavailable', syscallError('EPIPE', 'write')),
     new DatabaseFaultError('database_unavailable', syscallError('ECONNRESET', 'read')),
     new DatabaseFaultError('database_unavailable', new Error('Connection terminated unexpectedly')),
     new DatabaseFaultError('database_timeout', new Error('Query read timeout')),
