@@ -103,11 +103,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   pool.on('error', (err) => opts.onIdleError?.(err));
 
   const toResult = <R>(r: pg.QueryResult): QueryResult<R> => ({ rows: r.rows as R[], rowCount: r.rowCount ?? 0 });
-  const queryable: Queryable = { query: async <R>(text: string, values?: unknown[]) => toResult<R>(await pool.query(text, values as unknown[])) };
-  // A PostgreSQL server checkpoints and vacuums by itself; the embedded database's single-user backend does neither.
-  const upkeep = embedded ? keepEmbeddedUp(queryable, opts.upkeepIntervalMs ? { intervalMs: opts.upkeepIntervalMs } : {}) : null;
 
-  return {
+  const database: Database = {
     kind: embedded ? 'embedded' : 'postgres',
     embedded,
     async query<R>(text: string, values?: unknown[]) {
@@ -130,6 +127,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       await embedded?.stop();
     },
   };
+  // A PostgreSQL server checkpoints and vacuums by itself; the embedded database's single-user backend does neither.
+  const upkeep = embedded ? keepEmbeddedUp(database, opts.upkeepIntervalMs ? { intervalMs: opts.upkeepIntervalMs } : {}) : null;
+  return database;
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean }): Promise<T> {
     const client = await pool.connect().catch((err: unknown) => {

@@ -3,7 +3,9 @@
 // run a wait, not its attempt, and it goes on as soon as the database answers.
 import { OUTAGE_RETRY_MS as RETRY_MS } from '../db/batch-writer.js';
 import { unappliedOutage } from '../db/database.js';
-import type { FailureStreak } from './failure-streak.js';
+import type { Logger } from 'pino';
+import { createFailureStreak, type FailureStreak } from './failure-streak.js';
+import { LeaseLostError } from './run-queue.js';
 import type { ActiveRun } from './worker.js';
 
 /**
@@ -33,4 +35,22 @@ export async function whileLeased<T>(
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   }
+}
+
+/** Sends a write of the run it was made for, and sends it again while the database is away (see leasedWrites). */
+export type LeasedWrite = <T>(send: () => Promise<T>) => Promise<T>;
+
+/**
+ * How a run's writes are sent: again while the database is away and the run still holds its lease (whileLeased),
+ * the failures logged as a streak (`run write failed`, then `run write works again`). A write refused for a lost
+ * lease calls onLeaseLost at once (the worker aborts the run, as the heartbeat would later: the model calls still in
+ * flight are paid for answers that can no longer be written, and the run's new owner makes them again).
+ */
+export function leasedWrites(run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>, runLog: Logger, onLeaseLost: () => void): LeasedWrite {
+  const streak = createFailureStreak({ log: runLog, what: 'run write' });
+  return (send) =>
+    whileLeased(run, send, { streak }).catch((err: unknown) => {
+      if (err instanceof LeaseLostError) onLeaseLost();
+      throw err;
+    });
 }

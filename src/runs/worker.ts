@@ -22,7 +22,7 @@ import type { Stop } from './run-schemas.js';
 import { createFailureStreak } from './failure-streak.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 import { startHeartbeat } from './heartbeat.js';
-import { whileLeased } from './while-leased.js';
+import { leasedWrites, type LeasedWrite } from './while-leased.js';
 import { createLiveness } from './worker-liveness.js';
 
 export interface WorkerOptions {
@@ -55,9 +55,6 @@ export interface WorkerDeps {
   manifestFor?(engine: Engine): object;
   onRunQueued?(listener: () => void): () => void;
 }
-
-/** Sends a write of the run it was made for, and sends it again while the database is away (see leasedWrites). */
-type LeasedWrite = <T>(send: () => Promise<T>) => Promise<T>;
 
 export interface ActiveRun {
   id: string;
@@ -112,21 +109,6 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The claim read the role with the run.
     if (!run.role) throw new Error(`role ${run.roleId} of run ${run.id} is gone`);
     return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: scrubRole(run.role), params: run.params });
-  }
-
-  /**
-   * How a run's writes are sent: again while the database is away and the run still holds its lease (whileLeased),
-   * the failures logged as a streak (`run write failed`, then `run write works again`). A write refused for a lost
-   * lease aborts the run at once, as the heartbeat would later: the model calls still in flight are paid for answers
-   * that can no longer be written, and the run's new owner makes them again.
-   */
-  function leasedWrites(run: ActiveRun, runLog: Logger): LeasedWrite {
-    const streak = createFailureStreak({ log: runLog, what: 'run write' });
-    return (send) =>
-      whileLeased(run, send, { streak }).catch((err: unknown) => {
-        if (err instanceof LeaseLostError) abort(run, 'lease_lost');
-        throw err;
-      });
   }
 
   async function finishWith(
@@ -198,7 +180,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The workflow's last checkpoint (its context has a stop) is written by the finish, with the run's end: the
     // context once instead of twice in a row, and a statement less between the last answer and the finished run.
     let closing: RunEventInput[] = [];
-    const write = leasedWrites(active, runLog);
+    const write = leasedWrites(active, runLog, () => abort(active, 'lease_lost'));
     const ending = { log: runLog, startedAt: run.startedAt, write };
     try {
       ctx = await runWorkflow(ctx, {
