@@ -4,7 +4,9 @@ import { createApiKeyStore } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { databaseFault, openDatabase, sqlState, type Database } from './db/database.js';
 import { shownDatabaseUrl } from './db/database-url.js';
+import type { UpkeepReports } from './db/embedded-upkeep.js';
 import { migrate } from './db/migrate.js';
+import { createFailureStreak } from './runs/failure-streak.js';
 
 /** DATABASE_URL names a server this process cannot reach or may not use: the boot stops with this message alone. */
 export class DatabaseUnreachableError extends Error {
@@ -27,6 +29,20 @@ function unreachable(err: unknown, url: string): DatabaseUnreachableError | unde
   return new DatabaseUnreachableError(`${what} at ${shownDatabaseUrl(url)} (DATABASE_URL): ${why}. Check DATABASE_URL and that the server is up.`);
 }
 
+/**
+ * The embedded database's upkeep in the log. Statements go on when it fails, but pg_wal grows and dead rows stay until
+ * it works again, so a failure is a warning: the first of a streak, then one at most every 30 s, and a line when it
+ * works again. What it did (a checkpoint, the tables vacuumed) is a debug line.
+ */
+function embeddedUpkeepReports(logger: Logger): UpkeepReports {
+  const streak = createFailureStreak({ log: logger, what: 'embedded database upkeep' });
+  return {
+    failed: (err) => streak.failed(err),
+    succeeded: () => streak.succeeded(),
+    did: (work) => logger.debug(work, 'embedded database upkeep'),
+  };
+}
+
 /** `timeouts: false`: no statement or lock timeout (the CLI's one-shot commands, which a person watches). */
 export async function openMigratedDatabase(
   config: Config,
@@ -45,6 +61,7 @@ export async function openMigratedDatabase(
     // Each one a sign of two kinds of work taking locks in opposite orders: worth a look if it comes often.
     onConflict: (err, attempt) => logger.warn({ err, attempt }, 'the database rolled work back for a conflict with concurrent work (a deadlock); it runs again'),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    upkeep: embeddedUpkeepReports(logger),
   });
   try {
     const applied = await migrate(db);

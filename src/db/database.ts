@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { DatabaseFaultError, type DatabaseFault } from '../errors.js';
 import { startEmbedded, type EmbeddedServer } from './embedded.js';
-import { keepEmbeddedUp } from './embedded-upkeep.js';
+import { keepEmbeddedUp, type UpkeepReports } from './embedded-upkeep.js';
 
 export interface QueryResult<R> {
   rows: R[];
@@ -49,6 +49,8 @@ export interface DatabaseOptions {
   onConflict?: (err: unknown, attempt: number) => void;
   /** Embedded only: how often its upkeep looks for a checkpoint or a vacuum to make (embedded-upkeep.ts; tests shorten it). */
   upkeepIntervalMs?: number;
+  /** Embedded only: what its upkeep reports (a failed look, the first one that works again, the work it did). */
+  upkeep?: UpkeepReports;
 }
 
 // Counts and sums come back as numbers, not strings: they are small enough here.
@@ -128,7 +130,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     },
   };
   // A PostgreSQL server checkpoints and vacuums by itself; the embedded database's single-user backend does neither.
-  const upkeep = embedded ? keepEmbeddedUp(database, opts.upkeepIntervalMs ? { intervalMs: opts.upkeepIntervalMs } : {}) : null;
+  const upkeep = embedded ? keepEmbeddedUp(database, { ...opts.upkeep, ...(opts.upkeepIntervalMs ? { intervalMs: opts.upkeepIntervalMs } : {}) }) : null;
   return database;
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean }): Promise<T> {

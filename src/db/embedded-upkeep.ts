@@ -58,21 +58,35 @@ export async function vacuumWhereDead(db: Queryable, stopping: () => boolean = (
   return vacuumed;
 }
 
+/** What the upkeep reports: a look that failed, one that worked (after failures, the streak is over), and what it did. */
+export interface UpkeepReports {
+  failed?(err: unknown): void;
+  succeeded?(): void;
+  did?(work: { checkpoint: boolean; vacuumed: string[] }): void;
+}
+
 /**
- * Looks every `intervalMs` and checkpoints or vacuums when due, until stopped. A failed look (the database closing)
- * is tried again at the next interval; the timer does not keep the process alive. stop() waits for the statement in
- * progress, and no other starts after it, so the pool can be closed after it.
+ * Looks every `intervalMs` and checkpoints or vacuums when due, until stopped. A failed look (the database closing,
+ * a full disk) is reported and tried again at the next interval; the timer does not keep the process alive. stop()
+ * waits for the statement in progress, and no other starts after it, so the pool can be closed after it.
  */
-export function keepEmbeddedUp(db: Queryable, opts: { intervalMs?: number } = {}): { stop(): Promise<void> } {
+export function keepEmbeddedUp(db: Queryable, opts: { intervalMs?: number } & UpkeepReports = {}): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   let stopped = false;
+  const look = async () => {
+    const checkpoint = await checkpointIfWalExceeds(db);
+    const vacuumed = stopped ? [] : await vacuumWhereDead(db, () => stopped);
+    if (checkpoint || vacuumed.length) opts.did?.({ checkpoint, vacuumed });
+  };
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    running = checkpointIfWalExceeds(db)
-      .then(() => (stopped ? [] : vacuumWhereDead(db, () => stopped)))
-      .catch(() => {})
+    running = look()
+      .then(
+        () => opts.succeeded?.(),
+        (err: unknown) => opts.failed?.(err),
+      )
       .finally(() => (busy = false));
   }, opts.intervalMs ?? UPKEEP_INTERVAL_MS);
   timer.unref();

@@ -137,6 +137,35 @@ test('stopping the upkeep during a vacuum waits for that one and starts no other
   assert.deepEqual(sent.filter((q) => q.startsWith('VACUUM')), ['VACUUM (ANALYZE) public.a']);
 });
 
+test('the upkeep reports a failed look, the look that works again, and the work it did: a failure is not swallowed', async () => {
+  // A database that fails its first two looks (the disk full, say), then has a checkpoint and a table due.
+  let looks = 0;
+  const db: Queryable = {
+    async query<R>(text: string) {
+      if (text.includes('pg_control_checkpoint') && ++looks <= 2) throw new Error('could not write to file "pg_wal/xlogtemp": No space left on device');
+      if (text.includes('pg_control_checkpoint')) return { rows: [{ bytes: WAL_CHECKPOINT_BYTES }] as R[], rowCount: 1 };
+      if (text.includes('pg_stat_all_tables')) return { rows: (looks === 3 ? [{ name: 'public.matching_runs' }] : []) as R[], rowCount: 1 };
+      return { rows: [], rowCount: 0 };
+    },
+  };
+  const reports: unknown[] = [];
+  const upkeep = keepEmbeddedUp(db, {
+    intervalMs: 1,
+    failed: (err) => reports.push(['failed', (err as Error).message]),
+    succeeded: () => reports.push('succeeded'),
+    did: (work) => reports.push(['did', work]),
+  });
+  while (looks < 4) await sleep(2);
+  await upkeep.stop();
+  assert.deepEqual(reports.slice(0, 5), [
+    ['failed', 'could not write to file "pg_wal/xlogtemp": No space left on device'],
+    ['failed', 'could not write to file "pg_wal/xlogtemp": No space left on device'],
+    ['did', { checkpoint: true, vacuumed: ['public.matching_runs'] }],
+    'succeeded',
+    ['did', { checkpoint: true, vacuumed: [] }],
+  ]);
+});
+
 test('a table with an HNSW index is left alone: vacuuming it would hold the database for seconds to minutes', async () => {
   const db = await embedded();
   try {
