@@ -2,24 +2,27 @@
 // I'm Sam", "colleagues call me Sam Keller", "Sam Keller here —", "This is Sam Keller", a sign-off ("Regards,\nSam
 // Keller", "signed, Sam Keller"), a dash line ending the text ("— Sam Keller"), and a contact or referee label
 // ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"), and
-// the lines under a references heading ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller"). Part of the scrubber
-// (scrubber.ts), which adds what is found here to the names the text shows, removed wherever they are written.
+// the lines under a references heading ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to
+// John Smith", "Goldman Sachs – Jane Doe, CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to
+// the names the text shows, removed wherever they are written.
 //
 // The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
 // "This is Kubernetes"), and a wrong guess removes its words from the whole text. So a name here is one to three
 // capitalised words (particles and initials between them; two at least in capitals), none a heading or job word, a skill
 // (but a surname after a given name: "Tom Swift"), a listed place, or a word this module lists (adjectives,
-// nationalities, days, organisations), ended, after any degrees ("MBA", "Jr."), by punctuation, the line's end or a word
-// that ends an introduction ("and", "from"). All patterns start with a literal cue or a line's start and hold only
-// bounded quantifiers: linear.
+// nationalities, days, organisations, the last words of places), ended, after any degrees ("MBA", "Jr."),
+// by punctuation, the line's end or a word that ends an introduction ("and", "from"). All patterns start with a literal cue, a separator or a line's start and
+// hold only bounded quantifiers: linear.
 import { COMMON_WORD_NAMES, HONORIFIC, isSkillSurname, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
+import { isGivenName } from './nicknames.js';
 import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 
 // Words that follow these cues capitalised and are no name: greetings and sign-offs, function words, what a person says
 // they are (adjectives, nationalities), days and months (not those that are names: May, June, April, August),
-// organisations, and the words of headings a line might end in "here".
+// organisations, the words that end a place's name ("Ocean Pines", "Boulder Creek"), and the words of headings a line
+// might end in "here".
 const NOT_INTRODUCED = new Set(
   ('hi hello hey dear greetings thanks thank regards sincerely yours truly faithfully respectfully cordially cheers best ' +
     'wishes warm kind signed a an the this that these those it its is am are was were be been not no yes also very so just ' +
@@ -46,7 +49,8 @@ const NOT_INTRODUCED = new Set(
     'government department dept industries international global enterprises enterprise services service staff crew ' +
     'committee office recruiting recruitment talent hiring people everyone applicant candidate sir madam upon request ' +
     'provided furnished principal master member contributor volunteer mentor leader partner fellow city town county ' +
-    'province region district island valley beach code samples sample demo demos details detail click more view live link ' +
+    'province region district island valley beach pines creek springs falls heights harbor harbour village township ' +
+    'junction code samples sample demo demos details detail click more view live link ' +
     'links apply read see open source anytime directly list mailing discussion ecosystem community maintainer author ' +
     'contributor user desk helpdesk').split(' '),
 );
@@ -84,12 +88,21 @@ const LABEL_RE = new RegExp(
   `(?<![\\p{L}])(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—][ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
-// A heading over referees ("References", "REFEREES:", "Professional References"): their names are on the lines under it.
-const REFERENCES_HEADING_RE = /^[ \t]*(?:professional[ \t]+)?(?:references?|referees?)[ \t]*:?[ \t]*$/gim;
+// A heading over referees ("References", "REFEREES:", "Personal Referees -", "REFERENCES AVAILABLE"): their names are on
+// the lines under it.
+const REFERENCES_HEADING_RE = /^[ \t]*(?:(?:professional|personal|character)[ \t]+)?(?:references?|referees?)(?:[ \t]+available)?[ \t]*[:\-–—]?[ \t]*$/gim;
+// A line saying they are given on request ("References available upon request", "Available on request."): it names no
+// one, so it heads no section, and under a heading it ends the section.
+const ON_REQUEST_RE = /^[ \t]*(?:(?:further|more|additional|other|professional|personal)[ \t]+)?(?:(?:references?|referees?)[ \t]*[:\-–—]?[ \t]*(?:(?:are|will[ \t]+be|can[ \t]+be)[ \t]+)?)?(?:(?:available|furnished|provided|supplied|given)[ \t]+)?(?:up)?on[ \t]+(?:request|demand)/i;
 // A line under it that starts with a name, after a bullet or a number ("1. Jane Roe, Acme", "- Dr. Sam Keller").
 const REFERENCE_ENTRY_RE = new RegExp(`^[ \\t]{0,8}((?:[-•*·]|\\d{1,2}[.)])[ \\t]{0,3})?(${TITLE})${NAME}`, 'u');
-// Another referee on a references line ("References: John Doe (manager), Jane Roe (peer)").
-const NEXT_REFEREE_RE = new RegExp(`[,;][ \\t]{0,3}(?:and[ \\t]{1,3})?(${TITLE})${NAME}`, 'gu');
+// Another referee further on a references line: the next of a list, after ";" or a closing bracket ("Jane Doe (Acme),
+// Xiaoming Zhang (Globex)"), or after words of a relation ("Acme — reports to John Smith") or a column, a dash, a
+// bracket or a comma ("Goldman Sachs – Jane Doe"), where employers and titles stand too (findFurtherReferees).
+const FURTHER_REFEREE_RE = new RegExp(
+  `(\\)[ \\t]{0,3}[,;]|[,;|/(:]|[ \\t](?:[-–—]|and|to|under)(?=[ \\t]))[ \\t]{0,3}(?:and[ \\t]{1,3})?(${TITLE})${NAME}`,
+  'gu',
+);
 /** How many lines under a references heading are read: a few referees, each with a title and a contact line or two. */
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
@@ -101,8 +114,9 @@ const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|y
 const PROSE_END = /^(?:$|[ \t]*(?:\n|$|[,.;:!?)(<—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])|[ \t]+(?:and|from|here|but|who|aka)(?![\p{L}]))/u;
 // What ends a name on a line of its own or a label's value: the line's end, a contact detail, or a column or a title.
 const LINE_END = /^[ \t]*(?:$|\n|[,;|(<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
-// "Contact: Mountain View, CA": a place has a state or a country after its comma.
-const PLACE_AFTER = /^,[ \t]*(?:[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
+// "Contact: Mountain View, CA": a place has a state or a country after its comma. Two capitals that abbreviate a job title
+// are none ("Jane Roe, VP Engineering", "Sam Keller, HR Manager").
+const PLACE_AFTER = /^,[ \t]*(?:(?!(?:VP|HR|IT|QA|PM|UX)(?![\p{L}]))[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
 
 /** How many distinct names one text may introduce: its author and a few referees. A longer list is no letter. */
 const MAX_INTRODUCED = 8;
@@ -128,7 +142,8 @@ function plausibleName(value: string, minWords: number): string | null {
   return value;
 }
 
-function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, titled: boolean, greeted: boolean, found: Set<string>): void {
+/** Adds the name to found if it reads as one where it stands; returns whether it does. */
+function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, titled: boolean, greeted: boolean, found: Set<string>): boolean {
   const end = m.index + m[0].length;
   const here = cue === 'opener' && m[0].endsWith('here');
   // Generations and degrees after the name ("Jane Doe MBA and", "John Smith Jr.") are no part of it; what follows them
@@ -151,6 +166,35 @@ function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, tit
   }
   const value = ends ? plausibleName(name, minWords) : null;
   if (value !== null && found.size < MAX_INTRODUCED) found.add(value);
+  return value !== null;
+}
+
+// A name scrubbed before right after a line's first name ("Goldman Sachs – [NAME]"): that first name is an employer.
+const PLACEHOLDER_NEXT = new RegExp(`^[ \\t]{0,3}(?:[,;|/(:]|[-–—])[ \\t]{0,3}(?:${HONORIFIC})?\\[NAME\\]`, 'u');
+// A line under a references heading that starts with a name scrubbed before: a person's, when the text is scrubbed again.
+const PLACEHOLDER_START = new RegExp(`^[ \\t]{0,8}(?:(?:[-•*·]|\\d{1,2}[.)])[ \\t]{0,3})?(?:${HONORIFIC})?\\[NAME\\]`, 'u');
+const firstWordGiven = (name: string): boolean => isGivenName(name.split(/[ \t]/, 1)[0]!);
+
+/**
+ * The referees on a references line after the name it starts with (which ends at `from`), each as a label's value.
+ * commaLists: a comma separates referees, as on a label's line ("References: John Doe (manager), Jane Roe (peer)").
+ * Elsewhere a name needs a title, or a common given name after words of a relation, or one after a column, a dash, a
+ * bracket or a comma when the line starts with no person's name (afterPerson false): after one, that is where its
+ * employer stands ("Jane Roe, CTO, Charles Schwab"). Returns whether a name stands right after the first: then the
+ * first is an employer ("Goldman Sachs – Jane Doe, CTO").
+ */
+function findFurtherReferees(line: string, from: number, commaLists: boolean, afterPerson: boolean, names: Set<string>): boolean {
+  const rest = line.slice(from);
+  let next = false;
+  for (const m of rest.matchAll(FURTHER_REFEREE_RE)) {
+    const listed = m[1]!.startsWith(')') || m[1] === ';' || (commaLists && m[1] === ',');
+    const titled = m[2] !== '';
+    const related = /\p{L}/u.test(m[1]!);
+    if (!listed && !titled && !((related || !afterPerson) && firstWordGiven(m[3]!))) continue;
+    if (decide('label', rest, m, m[3]!, titled, false, names) && !/\S/.test(rest.slice(0, m.index))) next = true;
+  }
+  // Scrubbed again, the name after the employer is a placeholder: the employer stays (scrubbing is idempotent).
+  return next || PLACEHOLDER_NEXT.test(rest);
 }
 
 /**
@@ -160,7 +204,7 @@ function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, tit
 function findNextReferees(text: string, from: number, read: number, names: Set<string>): number {
   const start = Math.max(from, read);
   const line = text.slice(start, Math.max(start, from + REFERENCE_LINE_CHARS)).split('\n', 1)[0]!;
-  for (const m of line.matchAll(NEXT_REFEREE_RE)) decide('label', line, m, m[2]!, m[1] !== '', false, names);
+  findFurtherReferees(line, 0, true, true, names);
   return start + line.length;
 }
 
@@ -177,9 +221,25 @@ function isHeading(line: string): boolean {
 const LONE_WORD_RE = /^[ \t]*\p{Lu}[\p{L}-]*:?[ \t]*$/u;
 
 /**
+ * Whether the name a line under a references heading starts with (m of REFERENCE_ENTRY_RE) may be a referee's: it starts
+ * an entry (see findReferees), or a title or a common given name marks a person ("John Doe", "Dr. Sam Keller"; alone
+ * on its line, a given name and a surname: "Grace Hopper Academy" is an employer). employer: another name follows it.
+ */
+function startsEntry(m: RegExpExecArray, line: string, entryStarts: boolean, employer: boolean): boolean {
+  const titled = m[2] !== '';
+  const given = firstWordGiven(m[3]!);
+  if (employer) return titled || given;
+  const goesOn = /\S/.test(line.slice(m[0].length));
+  return entryStarts || m[1] !== undefined || goesOn || titled || (given && m[3]!.split(/[ \t]+/).length === 2);
+}
+
+/**
  * The referees on the lines under a references heading (which ends at `from`), each line that starts an entry read as a
- * label's value: the section's first, one after a blank or a contact line or with a bullet, or one that goes on after
- * the name ("Jane Roe, CTO, Acme"). A line of a name alone inside an entry is its employer ("Stripe Atlas").
+ * label's value: the section's first, one after a blank or a contact line or with a bullet, one that goes on after
+ * the name ("Jane Roe, CTO, Acme"), or one of a title or a common given name ("John Doe" under another's title). A line
+ * of another name alone inside an entry is its employer ("Stripe Atlas"), and so is a name another follows ("Goldman
+ * Sachs – Jane Doe"). Further referees on each line: findFurtherReferees. A line saying references are given on request
+ * ends the section.
  */
 function findReferees(text: string, from: number, names: Set<string>): void {
   let entryStarts = true;
@@ -189,9 +249,11 @@ function findReferees(text: string, from: number, names: Set<string>): void {
     const next = text.indexOf('\n', at + 1);
     const end = next === -1 ? text.length : next;
     const line = text.slice(at + 1, Math.min(end, at + 1 + REFERENCE_LINE_CHARS));
-    if (isHeading(line) || (blank && LONE_WORD_RE.test(line))) return;
+    if (isHeading(line) || ON_REQUEST_RE.test(line) || (blank && LONE_WORD_RE.test(line))) return;
     const m = REFERENCE_ENTRY_RE.exec(line);
-    if (m && (entryStarts || m[1] !== undefined || /\S/.test(line.slice(m[0].length)))) decide('label', line, m, m[3]!, m[2] !== '', false, names);
+    const person = m !== null ? m[2] !== '' || firstWordGiven(m[3]!) : PLACEHOLDER_START.test(line);
+    const employer = findFurtherReferees(line, m?.[0].length ?? 0, false, person, names);
+    if (m && startsEntry(m, line, entryStarts, employer)) decide('label', line, m, m[3]!, m[2] !== '', false, names);
     blank = !/\S/.test(line);
     entryStarts = blank || /\[(?:EMAIL|PHONE|URL)\]/.test(line);
     at = end;

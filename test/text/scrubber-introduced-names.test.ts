@@ -74,6 +74,34 @@ const removed: Array<[string, string, string]> = [
   ['a quotation attributed on the last line', '“Imagination is more important than knowledge.”\n— Albert Einstein', '“Imagination is more important than knowledge.”\n— [NAME]'],
   ['a testimonial attributed on the last line', '“The best engineer I have hired.”\n— Sam Keller, CTO at Acme', '“The best engineer I have hired.”\n— [NAME], CTO at Acme'],
   ['every referee on a references line', 'References: John Doe (manager), Jane Roe (peer); Dr. Sam Keller', 'References: [NAME] (manager), [NAME] (peer); Dr. [NAME]'],
+  // A referee named inside another's entry under a heading: after a common given name or a title, or as the next of a
+  // list (after ";" or a closing bracket).
+  [
+    'a referee named inside another referee’s entry',
+    'References\nJane Doe, Head of Data, Acme — reports to John Smith\n[PHONE]',
+    'References\n[NAME], Head of Data, Acme — reports to [NAME]\n[PHONE]',
+  ],
+  [
+    'two referees on one line under a heading',
+    'References\nJane Doe (Acme), Xiaoming Zhang (Globex)\n\nPriya Raman, CTO, Initech; Dr. Okafor, Hooli',
+    'References\n[NAME] (Acme), [NAME] (Globex)\n\n[NAME], CTO, Initech; Dr. [NAME], Hooli',
+  ],
+  ['a referee on a line of its own inside another’s entry', 'References\nJane Roe\nCTO\nJohn Doe\nGoldman Sachs', 'References\n[NAME]\nCTO\n[NAME]\nGoldman Sachs'],
+  // Headings over referees in other words: "available" alone hands the list over.
+  ['referees under a References available heading', 'REFERENCES AVAILABLE\nJane Roe, CTO, Acme\n[PHONE]', 'REFERENCES AVAILABLE\n[NAME], CTO, Acme\n[PHONE]'],
+  ['referees under a Personal Referees heading', 'Personal Referees -\nJane Roe, CTO, Acme\n\nCharacter References:\nSam Keller, Pastor', 'Personal Referees -\n[NAME], CTO, Acme\n\nCharacter References:\n[NAME], Pastor'],
+  // An entry that starts with the referee's employer: the person after it goes, the employer stays wherever it is written.
+  [
+    'an entry that starts with the referee’s employer',
+    'Interned at Goldman Sachs in 2016.\n\nReferences\nGoldman Sachs – Jane Doe, CTO\n[PHONE]\n\nAcme Corp: John Smith, VP Engineering',
+    'Interned at Goldman Sachs in 2016.\n\nReferences\nGoldman Sachs – [NAME], CTO\n[PHONE]\n\nAcme Corp: [NAME], VP Engineering',
+  ],
+  // Two capitals after the comma that abbreviate a title, not a state or a country.
+  ['a referee whose title is an abbreviation', 'References\nJane Roe, VP Engineering, Acme\n\nReferee: Sam Keller, HR Manager', 'References\n[NAME], VP Engineering, Acme\n\nReferee: [NAME], HR Manager'],
+  // After a referee's name, a given name starts an employer named after a person: it stays.
+  ['an employer named after a person, after the referee', 'References\nJane Roe, Financial Advisor – Edward Jones', 'References\n[NAME], Financial Advisor – Edward Jones'],
+  // A referee's town on a line of the entry: a place word ends it, though its state is also a degree ("MD").
+  ['a referee’s town whose state is also a degree', 'References\nJane Roe, CTO, Acme Corp\nOcean Pines, MD\n[PHONE]', 'References\n[NAME], CTO, Acme Corp\nOcean Pines, MD\n[PHONE]'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -96,6 +124,15 @@ const kept: Array<[string, string]> = [
   ['a day after call me', 'Call me Monday. Call me ASAP. Please call me at [PHONE].'],
   ['a place after a contact label', 'Contact: New York | [EMAIL]\nContact: Mountain View, CA\nContact: Berlin, Germany'],
   ['references on request', 'References: Available upon request\nReferences: Available Upon Request\nReferences - Provided on Request'],
+  // A line saying references are given on request names no one: as a heading it starts no section, under one it ends it.
+  ['a references-on-request heading starts no section', 'REFERENCES AVAILABLE UPON REQUEST\nStrange Loop, St. Louis 2019\nReferences available on request.\nGrace Hopper Celebration, 2018'],
+  ['references on request end the section under a heading', 'References\nAvailable on request.\nTalks\nStrange Loop, St. Louis 2019'],
+  // Employers and titles after a referee's name, and a given name that is one of an employer's words after a comma.
+  [
+    'employers after a referee’s name under a heading, one named after a person',
+    'References\n[NAME], CTO, Goldman Sachs | Morgan Stanley\n[NAME] (Head of Data, Wells Fargo)\n[NAME], Financial Advisor – Edward Jones, 2016',
+  ],
+  ['an employer of three words starting with a given name, alone inside an entry', 'References\n[NAME]\nEngineering Manager\nGrace Hopper Academy\n[PHONE]'],
   ['a heading with here', 'Code Samples here: [URL]\nClick here. More Details here:'],
   ['a skill list ending in a dash bullet', 'Skills\n- Public Speaking\n– Team Leadership'],
   ['signed and designed in prose', 'Designed UI; signed RESTful services; signed Acme Corp as a client.'],
@@ -107,6 +144,8 @@ const kept: Array<[string, string]> = [
   ['a referee line that goes on to employers and titles', 'Referee: Dr. [NAME], Acme Corp, Senior Engineer; Head of Data'],
   // A place of two or three words after a contact label, with no state or country after it to tell.
   ['a place after a contact label', 'Contact: Palo Alto\nContact: Menlo Park | [EMAIL]\nBased in Palo Alto; Contact: Tel Aviv'],
+  // A place whose last word is a place word, after a contact or referee label, though its state is also a degree.
+  ['a place whose state is also a degree', 'Contact: Ocean Pines, MD | [EMAIL]\nContact: Ocean Springs, MS\nReferee: [NAME], Boulder Creek, MD'],
   ['products whose second word is a skill', 'Contact: Apache Kafka\nThis is Microsoft Azure.\nReferences: Advanced Python, Modern Java'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];

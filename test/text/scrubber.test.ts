@@ -281,6 +281,7 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     distinct((w) => `I'm ${w} Keller, `), distinct((w) => `Regards,\n${w} Lee\n`),
     fill('References\nAb Cd, Ef\n'), fill('REFEREES:\n1. AB CD\n\n'), fill('References: Ab Cd (x), Ef Gh; '), `References\n${fill('Ab Cd\n')}`,
     fill('Jane Doe, Ph.D., PMP, MBA '), fill('Ab Cd Jr. '), fill('AB CD EF, '), distinct((w) => `Referee: ${w} Lee, `),
+    fill('References\nAb Cd – Jane Ab (Cd), Ef; '), `References\n${fill('Ab – to Jane Cd, (')}`, fill('REFERENCES AVAILABLE\nJohn Ab\n'),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
