@@ -71,8 +71,16 @@ import { isSkillForm } from './skills.js';
  *    or an introduced name whose surname is a skill, after a common given name ("Tom Swift", "Ann Go", "Maria Python";
  *    the skill alone stays). Kept now: a listed place of two or more words after those cues or as a header ("Contact:
  *    Palo Alto", "Palo Alto | [EMAIL]"; place-names.ts).
+ * 11: a referee inside another's entry under a references heading, after a title or a common given name ("Acme —
+ *    reports to John Smith", "John Doe" on a line of its own under another's title) or as the next of a list ("Jane Doe
+ *    (Acme), Xiaoming Zhang (Globex)", "...; Dr. Okafor"), on a label's line too; the name after an employer starting an
+ *    entry ("Goldman Sachs – Jane Doe, CTO"), the employer kept; a name before two capitals of a title ("Jane Roe, VP
+ *    Engineering"); headings "REFERENCES AVAILABLE", "Personal Referees -", "Character References". Kept now: an
+ *    employer before a referee's name; what follows a line saying references are given on request (as a heading it
+ *    starts no section, under one it ends it); a place whose last word is a place's ("Ocean Pines, MD", "Boulder
+ *    Creek").
  */
-export const SCRUB_RULES_VERSION = 10;
+export const SCRUB_RULES_VERSION = 11;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
