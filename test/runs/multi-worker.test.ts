@@ -42,18 +42,34 @@ after(async () => {
   await db?.close();
 });
 
-function startWorkerProcess(): ChildProcess {
+/**
+ * A worker process, and when it has started: its start line is logged after the process has its SIGTERM handler. A
+ * worker still booting when the runs are all done (the other took them) would be stopped by SIGTERM's default action.
+ */
+function startWorkerProcess(): { child: ChildProcess; started: Promise<void> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: childEnv({ PROCESS_ROLE: 'worker', PORT: '0', DATABASE_URL: connectionUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' }),
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: childEnv({ PROCESS_ROLE: 'worker', PORT: '0', DATABASE_URL: connectionUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' }),
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
-  return child;
+  const started = new Promise<void>((resolve, reject) => {
+    let out = '';
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!out.includes('talent-matcher started')) return;
+      child.stdout!.off('data', read).resume();
+      resolve();
+    };
+    child.stdout!.on('data', read);
+    child.once('exit', (code, signal) => reject(new Error(`the worker exited (${code ?? signal}) before it started: ${out.slice(-2000)}`)));
+  });
+  return { child, started };
 }
 
 test('two worker processes on one database execute each of 20 runs exactly once', async () => {
   const workers = [startWorkerProcess(), startWorkerProcess()];
+  await Promise.all(workers.map((w) => w.started));
   await waitFor(async () => {
     const r = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM matching_runs WHERE status = 'succeeded'");
     return r.rows[0]!.n === 20;
@@ -69,7 +85,7 @@ test('two worker processes on one database execute each of 20 runs exactly once'
     "SELECT count(*)::int AS n FROM (SELECT run_id, data->>'candidateId' FROM run_events WHERE type = 'candidate.scored' GROUP BY 1, 2 HAVING count(*) > 1) d",
   );
   assert.equal(dupes.rows[0]!.n, 0, 'no candidate scored twice in a run');
-  for (const w of workers) {
+  for (const { child: w } of workers) {
     const exited = new Promise((resolve) => w.once('exit', resolve));
     w.kill('SIGTERM');
     assert.equal(await exited, 0, 'a worker exits 0 on SIGTERM');
