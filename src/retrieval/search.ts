@@ -19,6 +19,12 @@ export interface SearchRequest {
    * budget, and stops with its signal and deadline. Without it the embedding is the organisation's.
    */
   call?: Pick<EmbedOptions, 'signal' | 'runId' | 'budget' | 'deadline'>;
+  /**
+   * How the search's statements are sent (a worker's sends them again while the database is away and the run's
+   * lease lasts; see src/runs/while-leased.ts). The embedding is not among them: a model call is not repeated for a
+   * statement that failed after it. Without it, once.
+   */
+  read?: <T>(statement: () => Promise<T>) => Promise<T>;
 }
 
 export interface SearchHit {
@@ -129,6 +135,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];
       const call = req.call;
+      const read = req.read ?? ((statement) => statement());
       // Stale rows match no skill or location filter: the organisation's are rewritten first, while the queries embed.
       const current = readsScrubbedCopies(req.filters) ? currentCopiesFor(db, req.orgId) : undefined;
       const vectors = await embedder.embed(queries, {
@@ -138,17 +145,17 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
       // Term statistics (and the pool's size) are read before the lists: the embedded server runs one statement at a time.
-      const tsqueries = await rarity.tsqueries(req.orgId, queries);
-      const exact = (await rarity.poolSize(req.orgId)) <= exactScanMaxPool;
+      const tsqueries = await read(() => rarity.tsqueries(req.orgId, queries));
+      const exact = (await read(() => rarity.poolSize(req.orgId))) <= exactScanMaxPool;
       await current;
       const statement = listsStatement(req, vectors, tsqueries, fetch, exact);
       const rows = exact
-        ? (await db.query<ListRow>(statement.text, statement.values)).rows
-        : await db.withTransaction(async (tx) => {
+        ? (await read(() => db.query<ListRow>(statement.text, statement.values))).rows
+        : await read(() => db.withTransaction(async (tx) => {
             // Iterative index scans keep filtered searches from starving; ef_search must cover the fetch. One round trip.
             await tx.query(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(fetch, 40))}`);
             return (await tx.query<ListRow>(statement.text, statement.values)).rows;
-          });
+          }));
       const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
       const hits = new Map<string, SearchHit>();
       const hit = (id: string) => {

@@ -1,8 +1,9 @@
 // A write a worker owes a run it still holds (a checkpoint, scored candidates, the finish, the retry event, the
-// hand-back), sent again while the database is away and the lease lasts: an outage shorter than the lease costs the
-// run a wait, not its attempt, and it goes on as soon as the database answers.
+// hand-back), and a read the run needs (its entries and budget when claimed, a retrieval, the candidates' texts),
+// sent again while the database is away and the lease lasts: an outage shorter than the lease costs the run a wait,
+// not its attempt, and it goes on as soon as the database answers.
 import { OUTAGE_RETRY_MS as RETRY_MS } from '../db/batch-writer.js';
-import { unappliedOutage } from '../db/database.js';
+import { databaseFault, unappliedOutage } from '../db/database.js';
 import type { Logger } from 'pino';
 import { createFailureStreak, type FailureStreak } from './failure-streak.js';
 import { LeaseLostError } from './run-queue.js';
@@ -16,13 +17,15 @@ import type { ActiveRun } from './worker.js';
  * once: a write refused for a lost lease (fencing), a timeout, and a write whose connection was lost after it was
  * sent, which may have committed: sent again it could add its events twice, so the attempt fails and the next claim
  * reads what landed (the checkpoint and the entries). `streak` hears of each failure waited out, and of the success.
+ * `again` says which failures are waited out (a read's are not those of a write: see outage).
  */
 export async function whileLeased<T>(
   run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>,
   write: () => Promise<T>,
-  opts: { streak?: Pick<FailureStreak, 'failed' | 'succeeded'>; now?: () => number } = {},
+  opts: { streak?: Pick<FailureStreak, 'failed' | 'succeeded'>; now?: () => number; again?: (err: unknown) => boolean } = {},
 ): Promise<T> {
   const now = opts.now ?? Date.now;
+  const again = opts.again ?? unappliedOutage;
   for (;;) {
     try {
       const written = await write();
@@ -30,15 +33,27 @@ export async function whileLeased<T>(
       return written;
     } catch (err) {
       const givenUp = run.abortReason === 'lease_expired' || run.abortReason === 'lease_lost' || run.abortReason === 'shutdown';
-      if (!unappliedOutage(err) || givenUp || now() + RETRY_MS >= run.leaseUntil) throw err;
+      if (!again(err) || givenUp || now() + RETRY_MS >= run.leaseUntil) throw err;
       opts.streak?.failed(err);
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   }
 }
 
+/**
+ * Whether a read can be sent again: the database was away or busy. Unlike a write's, a read's outcome does not matter
+ * (nothing of it stays), so one whose connection was lost after it was sent is sent again too. A statement timeout
+ * or a conflict is not an outage: it fails the attempt, as a write's does.
+ */
+export function outage(err: unknown): boolean {
+  const fault = databaseFault(err);
+  return fault === 'database_unavailable' || fault === 'database_busy';
+}
+
 /** Sends a write of the run it was made for, and sends it again while the database is away (see leasedWrites). */
 export type LeasedWrite = <T>(send: () => Promise<T>) => Promise<T>;
+/** Sends a read for the run it was made for, and sends it again while the database is away (see leasedReads). */
+export type LeasedRead = <T>(read: () => Promise<T>) => Promise<T>;
 
 /**
  * How a run's writes are sent: again while the database is away and the run still holds its lease (whileLeased),
@@ -53,4 +68,14 @@ export function leasedWrites(run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>,
       if (err instanceof LeaseLostError) onLeaseLost();
       throw err;
     });
+}
+
+/**
+ * How a run's reads are sent: again while the database is away and the run still holds its lease (whileLeased with
+ * outage), the failures logged as a streak (`run read failed`, then `run read works again`). A read has no lease to
+ * be refused for: a run taken meanwhile learns of it from its next write or the heartbeat.
+ */
+export function leasedReads(run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>, runLog: Logger): LeasedRead {
+  const streak = createFailureStreak({ log: runLog, what: 'run read' });
+  return (read) => whileLeased(run, read, { streak, again: outage });
 }

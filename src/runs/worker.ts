@@ -22,7 +22,7 @@ import type { Stop } from './run-schemas.js';
 import { createFailureStreak } from './failure-streak.js';
 import { createRunQueue, LeaseLostError, type ClaimedRun } from './run-queue.js';
 import { startHeartbeat } from './heartbeat.js';
-import { leasedWrites, type LeasedWrite } from './while-leased.js';
+import { leasedReads, leasedWrites, type LeasedRead, type LeasedWrite } from './while-leased.js';
 import { createLiveness } from './worker-liveness.js';
 
 export interface WorkerOptions {
@@ -94,10 +94,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
 
   // Agents, the trace and the checkpoint get the role scrubbed (a description may name a contact with an email and
   // a phone); only the stored role, which its owner reads back, keeps the text as given.
-  async function contextFor(run: ClaimedRun): Promise<RunContext> {
+  async function contextFor(run: ClaimedRun, read: LeasedRead): Promise<RunContext> {
     if (run.checkpoint) {
       // Entries are the truth for what was scored: a crash between an entry and a checkpoint loses nothing.
-      const entries = await queue.entries(run.id);
+      const entries = await read(() => queue.entries(run.id));
       return {
         ...run.checkpoint,
         // A checkpoint written before roles were scrubbed holds the role as given.
@@ -144,7 +144,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   async function drive(run: ClaimedRun, active: ActiveRun): Promise<void> {
     const runLog = log.child({ runId: run.id, orgId: run.orgId });
     const signal = active.controller.signal;
-    let ctx = await contextFor(run);
+    // The run's reads and writes wait a database outage out while its lease lasts (while-leased.ts).
+    const read = leasedReads(active, runLog);
+    const write = leasedWrites(active, runLog, () => abort(active, 'lease_lost'));
+    let ctx = await contextFor(run, read);
     active.iteration = ctx.iteration;
     // Every line of a run carries runId, orgId and the round in progress (agents and the model layer included).
     const iterationLog = () => runLog.child({ iteration: ctx.iteration });
@@ -163,7 +166,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.neverClaimed ? 'run started' : 'run resumed');
     const deadline = run.startedAt.getTime() + opts.deadlineMs;
     const callContext: AgentCallContext = {
-      ...(await deps.callContextFor(run, signal, deadline)),
+      ...(await read(() => deps.callContextFor(run, signal, deadline))),
       get logger() {
         return iterationLog();
       },
@@ -180,14 +183,13 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The workflow's last checkpoint (its context has a stop) is written by the finish, with the run's end: the
     // context once instead of twice in a row, and a statement less between the last answer and the finished run.
     let closing: RunEventInput[] = [];
-    const write = leasedWrites(active, runLog, () => abort(active, 'lease_lost'));
     const ending = { log: runLog, startedAt: run.startedAt, write };
     try {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
-        search: deps.search.search,
-        views: deps.candidateStore.views,
-        identities: deps.candidateStore.identities,
+        search: (req) => deps.search.search({ ...req, read }),
+        views: (orgId, ids, o) => read(() => deps.candidateStore.views(orgId, ids, o)),
+        identities: (orgId, ids) => read(() => deps.candidateStore.identities(orgId, ids)),
         saveEntries: async (c, entries) => {
           const r = await write(() => queue.saveEntries(c, entries));
           for (const entry of entries) {

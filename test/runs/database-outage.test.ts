@@ -128,6 +128,51 @@ test('a database gone for a second and a half mid-scoring: the run waits its wri
   }
 });
 
+test('a database gone for a second and a half as a step reads (the candidates\' texts before scoring): the read is sent again, and the run succeeds in its first attempt', async () => {
+  const clean = await uninterruptedShortlist();
+  // The reranker answers into the outage: the scoring step starts by reading its candidates' texts, while the
+  // reranker's checkpoint is written beside it.
+  const released = gate();
+  let reranked = 0;
+  const wrap = (agents: Agents): Agents => ({
+    ...agents,
+    reranker: {
+      ...agents.reranker,
+      rerank: async (input, ctx) => {
+        reranked++;
+        await released.opened;
+        return agents.reranker.rerank(input, ctx);
+      },
+    },
+  });
+  const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
+  try {
+    const runId = await startRun();
+    await waitFor(async () => reranked === 1, 20_000, 'the reranker to be asked');
+    await server.stop();
+    await waitFor(async () => rt.db.poolStats().idle === 0, 5_000, 'the pool to drop the closed connections');
+    try {
+      released.open();
+      await waitFor(async () => rt.logs.some((l) => l.runId === runId && l.msg === 'run read failed'), 5_000, 'the read to meet the outage');
+      await sleep(1_500);
+    } finally {
+      await server.start();
+    }
+    const row = await finished(runId);
+    assert.equal(row.status, 'succeeded', JSON.stringify(row.error));
+    assert.equal(row.attempts, 1, 'the outage cost no attempt');
+    const events = await eventTypes(runId);
+    assert.ok(!events.includes('run.retrying') && !events.includes('run.resumed'), events.join(', '));
+    assert.deepEqual(await shortlistOf(runId), clean, 'the shortlist of an uninterrupted run');
+    assert.equal(reranked, 1, 'the reranker was asked once');
+    const lines = rt.logs.filter((l) => l.runId === runId);
+    assert.ok(lines.some((l) => l.msg === 'run read failed' && l.fault === 'database_unavailable'), 'the first failed read is logged, with its fault');
+    assert.ok(lines.some((l) => /^run read works again after \d+ failures$/.test(String(l.msg))), 'and the read that went through');
+  } finally {
+    await worker.stop(2_000);
+  }
+});
+
 test('a database gone for longer than the lease: the run’s writes are tried until the lease would run out, then it is claimed again and resumed as before', async () => {
   const clean = await uninterruptedShortlist();
   const { wrap, released, state } = scoringAcrossAnOutage();

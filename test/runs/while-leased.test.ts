@@ -1,10 +1,10 @@
 // The worker's writes for a run it holds, tried again through a database outage only while the run is still its own,
-// and only when the database certainly did not apply them.
+// and only when the database certainly did not apply them; its reads, whatever became of them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { DatabaseFaultError } from '../../src/errors.js';
-import { whileLeased } from '../../src/runs/while-leased.js';
+import { outage, whileLeased } from '../../src/runs/while-leased.js';
 
 // As pg and Node report them (see test/db/database-faults.test.ts for the real ones).
 const syscallError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
@@ -77,4 +77,33 @@ test('it gives up once the lease would run out, once the run was given up, and a
     );
     assert.equal(calls, 1, other.message);
   }
+});
+
+test('a read is sent again after any outage, its connection lost after it was sent included, but not after a timeout or another error', async () => {
+  const lostAfterSending = [
+    new DatabaseFaultError('database_unavailable', syscallError('ECONNRESET', 'read')),
+    new DatabaseFaultError('database_unavailable', new Error('Connection terminated unexpectedly')),
+  ];
+  for (const fault of [refused, writtenToAClosedConnection, shuttingDown, poolWait, ...lostAfterSending.map((e) => () => e)]) {
+    let calls = 0;
+    const read = await whileLeased(leased(), async () => {
+      if (++calls < 2) throw fault();
+      return 'read';
+    }, { again: outage });
+    assert.equal(read, 'read');
+    assert.equal(calls, 2, String(fault().cause));
+  }
+  for (const other of [new DatabaseFaultError('database_timeout', new Error('Query read timeout')), new DatabaseFaultError('database_conflict', new Error('deadlock detected')), new Error('a bug')]) {
+    let calls = 0;
+    await assert.rejects(
+      whileLeased(leased(), async () => {
+        calls++;
+        throw other;
+      }, { again: outage }),
+      (e) => e === other,
+    );
+    assert.equal(calls, 1, other.message);
+  }
+  // As a write's, only while the lease lasts.
+  await assert.rejects(whileLeased({ abortReason: null, leaseUntil: 1_400 }, async () => { throw refused(); }, { now: () => 1_000, again: outage }), DatabaseFaultError);
 });
