@@ -1,20 +1,11 @@
 // Operator commands: migrate, create-api-key, revoke-api-key, reembed, prune-traces, replay-run, export-scores.
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { exportScoresCsv } from './audit/export-scores.js';
-import { replayRun, ReplayUnavailableError } from './audit/replay.js';
-import { pruneTraces } from './audit/retention.js';
-import { createApiKeyStore, prefixOf } from './auth/api-keys.js';
-import { DatabaseUnreachableError, openMigratedDatabase } from './bootstrap.js';
-import { createEmbedder } from './embeddings/create-embedder.js';
-import { reembed } from './embeddings/reembed.js';
-import { createUsageStore } from './usage/usage-store.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { DataDirInUseError } from './db/data-dir-lock.js';
 import type { Database } from './db/database.js';
-import { MigrationError } from './db/migrate.js';
-import { errorText } from './log-errors.js';
-import { loggerOptions } from './logger.js';
+
+// Everything else is imported by the command that needs it, once its options are checked: a usage error is told in
+// the time Node takes to start, and a command does not load what another one needs (replay-run the agents and the
+// model client, reembed the embedders).
 
 /**
  * Checks its options and returns what it does with the database, which resolves to the exit code (0 when nothing is
@@ -47,7 +38,7 @@ function wholeNumber(args: Record<string, string | undefined>, name: string, fal
  * shows it ("tm_abc123defg", or the key itself: the part between "tm_" and the next "_"); then, for a key an operator
  * chose (BOOTSTRAP_API_KEY), whose prefix is derived from its hash, the prefix of that key given whole.
  */
-function keyPrefixes(value: string): string[] {
+function keyPrefixes(value: string, prefixOf: (key: string) => string): string[] {
   return [...new Set([/^tm_([a-z0-9]{10})(?:_|$)/.exec(value)?.[1] ?? value, prefixOf(value)])];
 }
 
@@ -73,6 +64,7 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
     prepare: (args) => {
       const org = required(args, 'org');
       return async (db) => {
+        const { createApiKeyStore } = await import('./auth/api-keys.js');
         // One transaction (register, in api-keys.ts): a key insert that fails leaves no organisation without a key.
         const { key, prefix } = await createApiKeyStore(db).create(org);
         process.stdout.write(`created key with prefix ${prefix} for organisation ${org}\n${key}\n`);
@@ -84,6 +76,11 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
     prepare: (args, config) => {
       const batch = wholeNumber(args, 'batch', 200, 1, 5000);
       return async (db) => {
+        const [{ createEmbedder }, { reembed }, { createUsageStore }] = await Promise.all([
+          import('./embeddings/create-embedder.js'),
+          import('./embeddings/reembed.js'),
+          import('./usage/usage-store.js'),
+        ]);
         const embedder = createEmbedder(config, { usage: createUsageStore(db) });
         const done = await reembed(db, embedder, {
           batch,
@@ -98,11 +95,13 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
     prepare: (args) => {
       const given = required(args, 'prefix');
       return async (db) => {
+        const { createApiKeyStore, prefixOf } = await import('./auth/api-keys.js');
         const keys = createApiKeyStore(db);
-        for (const prefix of keyPrefixes(given)) {
+        const prefixes = keyPrefixes(given, prefixOf);
+        for (const prefix of prefixes) {
           if (await keys.revoke(prefix)) return void process.stdout.write(`revoked key ${prefix}\n`);
         }
-        throw new UsageError(`no active key with prefix ${keyPrefixes(given)[0]}`);
+        throw new UsageError(`no active key with prefix ${prefixes[0]}`);
       };
     },
   },
@@ -112,6 +111,7 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
       // 0 prunes every trail: allowed when typed, never read from an empty or malformed value.
       const days = wholeNumber(args, 'days', config.TRACE_RETENTION_DAYS, 0, 3650);
       return async (db) => {
+        const { pruneTraces } = await import('./audit/retention.js');
         const { runs, rows } = await pruneTraces(db, days);
         process.stdout.write(`pruned ${rows} trace rows of ${runs} runs older than ${days} days\n`);
       };
@@ -122,6 +122,7 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
     prepare: (args, config) => {
       const runId = uuid(args, 'id');
       return async (db) => {
+        const { replayRun, ReplayUnavailableError } = await import('./audit/replay.js');
         const report = await replayRun({ db, config, runId }).catch((err: unknown) => {
           if (!(err instanceof ReplayUnavailableError)) throw err;
           process.stderr.write(`talent-matcher: cannot replay: ${err.message}\n`);
@@ -143,7 +144,10 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
     usage: 'export-scores --role ID         CSV of the role\'s scored shortlist entries, for bias audits (LL144)',
     prepare: (args) => {
       const roleId = uuid(args, 'role');
-      return async (db) => void process.stdout.write(await exportScoresCsv(db, roleId));
+      return async (db) => {
+        const { exportScoresCsv } = await import('./audit/export-scores.js');
+        process.stdout.write(await exportScoresCsv(db, roleId));
+      };
     },
   },
 };
@@ -177,6 +181,7 @@ async function main(): Promise<number> {
   const { values } = parseOptions(rest);
   const config = loadConfig();
   const action = command.prepare(values as Record<string, string | undefined>, config);
+  const [{ pino }, { loggerOptions }, { openMigratedDatabase }] = await Promise.all([import('pino'), import('./logger.js'), import('./bootstrap.js')]);
   // Logs go to stderr so that stdout carries only the command's answer; redacted and with errors serialized as the
   // service's are (src/logger.ts).
   const logger = pino(loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, { pretty: false }), pino.destination(2));
@@ -189,13 +194,25 @@ async function main(): Promise<number> {
   }
 }
 
+/** The errors whose message says it all: told as one line, without a stack. */
+async function knownError(err: unknown): Promise<boolean> {
+  if (err instanceof UsageError || err instanceof ConfigError) return true;
+  // Loaded already if the error is one of theirs (the database was opened).
+  const [{ DatabaseUnreachableError }, { DataDirInUseError }, { MigrationError }] = await Promise.all([
+    import('./bootstrap.js'),
+    import('./db/data-dir-lock.js'),
+    import('./db/migrate.js'),
+  ]);
+  return err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof DatabaseUnreachableError;
+}
+
 main().then(
   (code) => process.exit(code),
-  (err: unknown) => {
-    const known =
-      err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof DatabaseUnreachableError;
+  async (err: unknown) => {
+    const known = await knownError(err);
     // Any other error (a database's, a model server's) is printed as a log line would carry it: no quoted values.
-    process.stderr.write(`talent-matcher: ${known ? (err as Error).message : errorText(err, { stack: true })}\n`);
+    const text = known ? (err as Error).message : (await import('./log-errors.js')).errorText(err, { stack: true });
+    process.stderr.write(`talent-matcher: ${text}\n`);
     if (err instanceof UsageError) process.stderr.write(usage());
     process.exit(err instanceof UsageError ? 2 : 1);
   },
