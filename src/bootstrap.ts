@@ -47,7 +47,7 @@ function embeddedUpkeepReports(logger: Logger): UpkeepReports {
 export async function openMigratedDatabase(
   config: Config,
   logger: Logger,
-  opts: { loadDataDir?: Blob; timeouts?: boolean; onApplied?: (names: string[]) => void } = {},
+  opts: { loadDataDir?: Uint8Array; timeouts?: boolean; onApplied?: (names: string[]) => void } = {},
 ): Promise<Database> {
   const timeouts = opts.timeouts ?? true;
   const db = await openDatabase({

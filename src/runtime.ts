@@ -29,8 +29,8 @@ export interface Runtime {
 
 export interface RuntimeOptions {
   logger?: Logger;
-  /** Tests: start from a migrated database dump. */
-  loadDataDir?: Blob;
+  /** Tests: start from a migrated database dump (its tarball's bytes). */
+  loadDataDir?: Uint8Array;
   /** Where the generated first key is printed (stdout by default). */
   print?: (line: string) => void;
   /** Tests: the clock (epoch ms) the services and the worker's liveness read; Date.now and performance.now by default. */

@@ -34,7 +34,8 @@ export interface DatabaseOptions {
   poolMax: number;
   /** How long a query may wait for a free connection before failing. */
   connectionTimeoutMs?: number;
-  loadDataDir?: Blob;
+  /** The bytes of a dumpDataDir() tarball the embedded database starts from (tests). */
+  loadDataDir?: Uint8Array;
   /** Connections the embedded server accepts (other processes may share it over the socket). */
   embeddedMaxConnections?: number;
   /**

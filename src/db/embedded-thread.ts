@@ -7,6 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { extendedProtocolAware } from './extended-protocol.js';
+import { oneReadBlob } from './one-read-blob.js';
 
 export interface ThreadData {
   /** Where PGlite keeps its files; unset: in memory. */
@@ -77,8 +78,8 @@ async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Pro
   let pglite: PGlite | undefined;
   let server: PGLiteSocketServer | undefined;
   const busy = { ms: 0 };
-  // The Blob copies the tarball: workerData lives as long as the thread, so it must not keep the bytes too.
-  const loadDataDir = data.loadDataDir ? new Blob([data.loadDataDir]) : undefined;
+  // workerData lives as long as the thread: it must not keep the bytes, and neither may the PGlite options.
+  const loadDataDir = data.loadDataDir ? oneReadBlob(data.loadDataDir) : undefined;
   delete data.loadDataDir;
   try {
     pglite = await PGlite.create({

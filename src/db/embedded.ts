@@ -15,8 +15,8 @@ export interface EmbeddedServer extends EventEmitter {
   /** Directory holding the socket; pg connects with host = this directory. */
   socketDir: string;
   port: number;
-  /** The database files as a tarball, for loadDataDir (PGlite's dumpDataDir, run in the database thread). */
-  dumpDataDir(compression?: DumpCompression): Promise<Blob>;
+  /** The database files as a tarball's bytes, for loadDataDir (PGlite's dumpDataDir, run in the database thread). */
+  dumpDataDir(compression?: DumpCompression): Promise<Uint8Array>;
   /** Milliseconds the database has spent executing wire-protocol messages (one at a time) since it started. */
   busyMs(): Promise<number>;
   /**
@@ -33,8 +33,11 @@ export interface EmbeddedServer extends EventEmitter {
 
 export interface EmbeddedOptions {
   dataDir: string;
-  /** A dumpDataDir() tarball to start from (tests: a migrated database in ~1 s instead of ~5 s). */
-  loadDataDir?: Blob;
+  /**
+   * The bytes of a dumpDataDir() tarball to start from (tests: a migrated database in ~1 s instead of ~5 s). Bytes,
+   * not a Blob: Node 20 reads a Blob back in 64 KB chunks, ~0.4 s for the 41 MB of a migrated database.
+   */
+  loadDataDir?: Uint8Array;
   maxConnections: number;
 }
 
@@ -54,7 +57,8 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
     if (pgDataDir && !opts.loadDataDir) await initDataDirInChildProcess(pgDataDir);
     // A private directory per database: a stale socket can never be someone else's (socket-dirs.ts).
     socketDir = await createSocketDir();
-    const loadDataDir = opts.loadDataDir ? await opts.loadDataDir.arrayBuffer() : undefined;
+    // A copy of the caller's bytes (a Buffer's slice() would share them), which the thread is given: transferred.
+    const loadDataDir = opts.loadDataDir ? new Uint8Array(opts.loadDataDir).buffer : undefined;
     const thread = await DatabaseThread.start(
       {
         ...(pgDataDir ? { pgDataDir } : {}),
@@ -148,9 +152,8 @@ class DatabaseThread extends EventEmitter {
     });
   }
 
-  async dumpDataDir(compression?: DumpCompression): Promise<Blob> {
-    const bytes = (await this.call({ op: 'dumpDataDir', ...(compression ? { compression } : {}) })) as ArrayBuffer;
-    return new Blob([bytes]);
+  async dumpDataDir(compression?: DumpCompression): Promise<Uint8Array> {
+    return new Uint8Array((await this.call({ op: 'dumpDataDir', ...(compression ? { compression } : {}) })) as ArrayBuffer);
   }
 
   async busyMs(): Promise<number> {

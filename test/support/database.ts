@@ -19,11 +19,11 @@ async function dumpPath(): Promise<string> {
   return path.join(CACHE_DIR, `migrated-${hash}.tar`);
 }
 
-/** The migrated database as a dumpDataDir() tarball, built on first use. */
-export async function migratedDump(): Promise<Blob> {
+/** The migrated database as a dumpDataDir() tarball's bytes, built on first use. */
+export async function migratedDump(): Promise<Uint8Array> {
   const file = await dumpPath();
   try {
-    return new Blob([await readFile(file)]);
+    return await readFile(file);
   } catch {
     const db = await openDatabase({ dataDir: 'memory://', poolMax: 2 });
     try {
@@ -32,7 +32,7 @@ export async function migratedDump(): Promise<Blob> {
       await mkdir(CACHE_DIR, { recursive: true });
       // Two test processes may build it at once: write aside, then rename atomically.
       const tmp = `${file}.${process.pid}.tmp`;
-      await writeFile(tmp, Buffer.from(await dump.arrayBuffer()));
+      await writeFile(tmp, dump);
       await rename(tmp, file);
       return dump;
     } finally {

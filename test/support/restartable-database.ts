@@ -7,6 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { extendedProtocolAware } from '../../src/db/extended-protocol.js';
+import { oneReadBlob } from '../../src/db/one-read-blob.js';
 import { migratedDump } from './database.js';
 
 export interface RestartableDatabase {
@@ -23,7 +24,7 @@ export interface RestartableDatabase {
 
 export async function startRestartableDatabase(): Promise<RestartableDatabase> {
   const dir = await mkdtemp(path.join(tmpdir(), 'tm-restartable-'));
-  const pglite = await PGlite.create({ loadDataDir: await migratedDump(), extensions: { vector } });
+  const pglite = await PGlite.create({ loadDataDir: oneReadBlob(new Uint8Array(await migratedDump()).buffer), extensions: { vector } });
   const shared = extendedProtocolAware(pglite, { ms: 0 });
   let server: PGLiteSocketServer | null = null;
   const start = async () => {
