@@ -39,6 +39,7 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
       if (!ready) await new Promise((r) => setTimeout(r, 200));
     }
     assert.ok(ready, `service became ready:\n${out}`);
+    assert.match(out, /migrations applied/, 'the first boot migrates the new data directory');
     const key = /created for organisation "default" \(shown only now\): (\S+)/.exec(out)?.[1];
     assert.ok(key, 'a first key was generated and printed once');
     const res = await fetch(`http://127.0.0.1:${port}/v1/roles`, { headers: { authorization: `Bearer ${key}` } });

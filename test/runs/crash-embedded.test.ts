@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { refOf, refScoredModel } from '../support/ref-scorer.js';
+import { migratedDataDir } from '../support/data-dir.js';
 import { waitFor } from '../support/runtime.js';
 import { crashTestEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
@@ -24,7 +25,8 @@ const scratch: string[] = [];
 
 before(async () => {
   fake = await startFakeLlmServer();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'tm-crash-embedded-'));
+  // Migrated already: a first boot's initdb and migrations are test/main.test.ts's and test/db/embedded-datadir.test.ts's.
+  dataDir = await migratedDataDir('tm-crash-embedded-');
   scratch.push(dataDir);
 });
 
@@ -93,7 +95,6 @@ test('SIGKILL of the all-in-one process mid-scoring: a new process on the same D
   fake.setHandler(refScoredModel(SCORER_DELAY_MS));
   const first = await startService();
   await first.ready();
-  assert.match(first.output(), /migrations applied/, 'the first boot migrates the new data directory');
 
   // A second process on the same files while the first is alive: refused by name, and the first is unharmed.
   const intruder = await startService();
