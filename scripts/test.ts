@@ -1,6 +1,11 @@
 // npm test's runner: every test file, each in its own process, two at a time, in scripts/test-files.ts's order (long
 // files first); with file arguments, those, in the order given. Not `node --test FILES`: Node 20 sorts the files it is
 // given by path, and node:test's run() keeps the order. Reports as `node --test` does: spec on a terminal, else TAP.
+// package.json starts it with --liftoff-only, which each file's process inherits (below): V8 then runs WebAssembly
+// with its baseline compiler only, and does not optimise PGlite's hot functions again in the background. A test's
+// database lives seconds, which such optimisation never pays back: a database opened, queried 50 times and closed
+// took 2.6 instead of 3.6 CPU-seconds, and the whole suite 386 s instead of 422 s (2 CPUs, docs/benchmarks.md). The
+// service, its child processes in tests and the benchmarks run with V8's defaults.
 import path from 'node:path';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
@@ -13,7 +18,7 @@ const given = process.argv.slice(2);
 const files = given.length > 0 ? given.map((f) => path.resolve(f)) : orderTestFiles(findTestFiles(ROOT)).map((f) => path.join(ROOT, f));
 if (files.length === 0) throw new Error('scripts/test.ts: no test/**/*.test.ts found');
 
-// Each file's process gets this one's --import tsx (run() passes on process.execArgv).
+// Each file's process gets this one's --liftoff-only and --import tsx (run() passes on process.execArgv).
 const stream = run({ files, concurrency: 2, timeout: 180_000 });
 // As `node --test` does: any failure but a todo's fails the run.
 stream.on('test:fail', (data: { todo?: string | boolean }) => {

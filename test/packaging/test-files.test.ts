@@ -24,8 +24,8 @@ function scratch(t: { after(fn: () => void): void }, files: Record<string, strin
 
 test('npm test type-checks, then runs scripts/test.ts; no npm script runs node --test on files of its own choosing', () => {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(scripts.test, 'npm run typecheck && exec node --import tsx scripts/test.ts');
-  assert.match(scripts['test:postgres']!, /&& exec node --import tsx scripts\/test\.ts$/);
+  assert.equal(scripts.test, 'npm run typecheck && exec node --liftoff-only --import tsx scripts/test.ts');
+  assert.match(scripts['test:postgres']!, /&& exec node --liftoff-only --import tsx scripts\/test\.ts$/);
   // Another suite run (another database, say) goes through scripts/test.ts too: the same files, in the same order.
   for (const [name, command] of Object.entries(scripts)) assert.doesNotMatch(command, /\s--test(\s|$)/, `npm run ${name}`);
 });
