@@ -10,27 +10,27 @@ import { LeaseLostError } from './run-queue.js';
 import type { ActiveRun } from './worker.js';
 
 /**
- * Runs write until it succeeds. A write the database was away or busy for and certainly did not apply
+ * Sends a statement until it succeeds; by default a write's, as this tells. A write the database was away or busy for and certainly did not apply
  * (unappliedOutage: it never left, or the server refused it) is sent again every RETRY_MS (as often as the journal
  * tries a batch again) until the lease would run out (by the worker's conservative clock), or the run was given up
  * (lease ran out or lost, shutdown): then it fails, and the attempt with it, as before. Any other error is thrown at
  * once: a write refused for a lost lease (fencing), a timeout, and a write whose connection was lost after it was
  * sent, which may have committed: sent again it could add its events twice, so the attempt fails and the next claim
  * reads what landed (the checkpoint and the entries). `streak` hears of each failure waited out, and of the success.
- * `again` says which failures are waited out (a read's are not those of a write: see outage).
+ * `again` says which failures are waited out instead (a read's are not a write's: see outage).
  */
 export async function whileLeased<T>(
   run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>,
-  write: () => Promise<T>,
+  send: () => Promise<T>,
   opts: { streak?: Pick<FailureStreak, 'failed' | 'succeeded'>; now?: () => number; again?: (err: unknown) => boolean } = {},
 ): Promise<T> {
   const now = opts.now ?? Date.now;
   const again = opts.again ?? unappliedOutage;
   for (;;) {
     try {
-      const written = await write();
+      const answer = await send();
       opts.streak?.succeeded();
-      return written;
+      return answer;
     } catch (err) {
       const givenUp = run.abortReason === 'lease_expired' || run.abortReason === 'lease_lost' || run.abortReason === 'shutdown';
       if (!again(err) || givenUp || now() + RETRY_MS >= run.leaseUntil) throw err;
