@@ -14,12 +14,13 @@ import { openDatabase } from '../src/db/database.js';
 import { migrationsApplied, readMigrations } from '../src/db/migrate.js';
 import { migratedDump } from './support/database.js';
 import { startTestRuntime } from './support/runtime.js';
+import { TS_NODE_ARGS } from './support/node-args.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function cli(args: string[], dataDir: string) {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
 }
 
 test('prune-traces: a --days that is no whole number ("", " ", "0x1") is refused and prunes nothing', async (t) => {

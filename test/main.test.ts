@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { migratedDataDir } from './support/data-dir.js';
 import { childEnv } from './support/service-process.js';
+import { TS_NODE_ARGS } from './support/node-args.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,7 +27,7 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-main-'));
   const port = await freePort();
   const env = childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -46,7 +47,7 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
     assert.equal(res.status, 200);
 
     // The CLI refuses to open the same embedded database while the service holds it.
-    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-api-key', '--org', 'x'], {
+    const cli = spawn(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', 'create-api-key', '--org', 'x'], {
       cwd: ROOT,
       env: { ...env, LOG_LEVEL: 'error' },
     });
@@ -63,7 +64,7 @@ test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, 
     assert.ok(jsonLines.every((l) => !l.includes(key)), 'the key is not in any log line');
 
     // Stopped: the CLI works on the same data directory, printing the key alone on the last line.
-    const cli2 = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'create-api-key', '--org', 'acme'], { cwd: ROOT, env });
+    const cli2 = spawn(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', 'create-api-key', '--org', 'acme'], { cwd: ROOT, env });
     let cliOut = '';
     cli2.stdout.on('data', (d) => (cliOut += d));
     assert.equal(await new Promise((resolve) => cli2.on('exit', resolve)), 0);
@@ -139,7 +140,7 @@ test('npm run dev: SIGTERM to npm reaches the watcher and the service, and nothi
  */
 async function spawnWorker(env: Record<string, string>) {
   const dataDir = await migratedDataDir('tm-worker-');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], {
     cwd: ROOT,
     env: childEnv({ PROCESS_ROLE: 'worker', DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'worker-main-test-key-0123456789', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -206,7 +207,7 @@ test('a worker whose PORT is taken stops the boot with words that say what to do
 test('a DATABASE_URL that nothing answers: exit 1 with one line naming it, without its password', async () => {
   const port = await freePort();
   const env = childEnv({ PORT: String(port), DATABASE_URL: 'postgres://tm:s3cret-pw@127.0.0.1:1/talent', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { replayRun, ReplayUnavailableError } from '../../src/audit/replay.js';
 import { recordedRun, startLlmRig, type LlmRig } from './llm-run.js';
+import { TS_NODE_ARGS } from '../support/node-args.js';
 
 let rig: LlmRig;
 let run: { id: string; shortlist: Array<{ candidateId: string; totalScore: number }> };
@@ -126,7 +127,7 @@ test('npm run cli -- replay-run: the same answer from the operator command, offl
   const root = fileURLToPath(new URL('../../', import.meta.url));
   // No LLM_* variables at all: the replay needs nothing but the database and the registry.
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'replay-run', '--id', run.id], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+  const cli = spawnSync(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', 'replay-run', '--id', run.id], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
   assert.equal(cli.status, 0, `stdout: ${cli.stdout}\nstderr: ${cli.stderr}`);
   assert.match(cli.stdout, /^identical: 7 shortlist entries \(\d+ recorded model answers served, 0 unrecorded requests\)$/m);
 });

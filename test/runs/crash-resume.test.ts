@@ -19,6 +19,7 @@ import { candidate, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
 import { refOf, refScoredModel } from '../support/ref-scorer.js';
 import { childEnv, crashTestEnv } from '../support/service-process.js';
+import { TS_NODE_ARGS } from '../support/node-args.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let db: Database;
@@ -47,7 +48,7 @@ after(async () => {
 });
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], {
     cwd: ROOT,
     env: childEnv({
       PROCESS_ROLE: 'worker',

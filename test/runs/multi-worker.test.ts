@@ -16,6 +16,7 @@ import { createTestDatabase, connectionUrl } from '../support/database.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { waitFor } from '../support/runtime.js';
 import { childEnv } from '../support/service-process.js';
+import { TS_NODE_ARGS } from '../support/node-args.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let db: Database;
@@ -47,7 +48,7 @@ after(async () => {
  * worker still booting when the runs are all done (the other took them) would be stopped by SIGTERM's default action.
  */
 function startWorkerProcess(): { child: ChildProcess; started: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], {
     cwd: ROOT,
     env: childEnv({ PROCESS_ROLE: 'worker', PORT: '0', DATABASE_URL: connectionUrl(db), DB_POOL_MAX: '4', WORKER_CONCURRENCY: '3', WORKER_POLL_MS: '50', LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'tm_multiworker_key_for_the_default_org' }),
     stdio: ['ignore', 'pipe', 'inherit'],

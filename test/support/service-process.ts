@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ENV_SCHEMA } from '../../src/config.js';
+import { TS_NODE_ARGS } from './node-args.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,7 +61,7 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(env: Record<string, string>, apiKey: string, opts: { prelude?: string } = {}): Promise<ServiceProcess> {
   const port = await freePort();
-  const argv = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const argv = [process.execPath, ...TS_NODE_ARGS, 'src/main.ts'];
   const [command, ...args] = opts.prelude ? ['sh', '-c', `${opts.prelude}; exec "$@"`, 'sh', ...argv] : argv;
   const child = spawn(command!, args, {
     cwd: ROOT,
