@@ -5,7 +5,8 @@
 // with its baseline compiler only, and does not optimise PGlite's hot functions again in the background. A test's
 // database lives seconds, which such optimisation never pays back: a database opened, queried 50 times and closed
 // took 2.6 instead of 3.6 CPU-seconds, and the whole suite 386 s instead of 422 s (2 CPUs, docs/benchmarks.md). The
-// service, its child processes in tests and the benchmarks run with V8's defaults.
+// entry points a test starts in a child process get it too (test/support/node-args.ts); the service itself, npm start
+// and the benchmarks run with V8's defaults.
 import path from 'node:path';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';

@@ -66,6 +66,22 @@ async function uninterruptedShortlist() {
 }
 
 /**
+ * The run ended as an uninterrupted one, in its first attempt, and its log tells of the `what` that waited the outage
+ * out: its first failure, with the fault, and the one that went through.
+ */
+async function assertWaitedOut(runId: string, clean: Awaited<ReturnType<typeof shortlistOf>>, what: 'read' | 'write') {
+  const row = await finished(runId);
+  assert.equal(row.status, 'succeeded', JSON.stringify(row.error));
+  assert.equal(row.attempts, 1, 'the outage cost no attempt');
+  const events = await eventTypes(runId);
+  assert.ok(!events.includes('run.retrying') && !events.includes('run.resumed'), events.join(', '));
+  assert.deepEqual(await shortlistOf(runId), clean, 'the shortlist of an uninterrupted run');
+  const lines = rt.logs.filter((l) => l.runId === runId);
+  assert.ok(lines.some((l) => l.msg === `run ${what} failed` && l.fault === 'database_unavailable'), `the first failed ${what} is logged, with its fault`);
+  assert.ok(lines.some((l) => new RegExp(`^run ${what} works again after \\d+ failures$`).test(String(l.msg))), `and the ${what} that went through`);
+}
+
+/**
  * Agents whose scorer answers the run's first candidate at once and holds the others until `released` opens. A test
  * takes the database away between the two, so that the held answers are written into the outage.
  */
@@ -113,16 +129,8 @@ test('a database gone for a second and a half mid-scoring: the run waits its wri
     } finally {
       await server.start();
     }
-    const row = await finished(runId);
-    assert.equal(row.status, 'succeeded', JSON.stringify(row.error));
-    assert.equal(row.attempts, 1, 'the outage cost no attempt');
-    const events = await eventTypes(runId);
-    assert.ok(!events.includes('run.retrying') && !events.includes('run.resumed'), events.join(', '));
-    assert.deepEqual(await shortlistOf(runId), clean, 'the shortlist of an uninterrupted run');
+    await assertWaitedOut(runId, clean, 'write');
     assert.equal(state.calls, 3, 'each candidate scored once');
-    const lines = rt.logs.filter((l) => l.runId === runId);
-    assert.ok(lines.some((l) => l.msg === 'run write failed' && l.fault === 'database_unavailable'), 'the first refused write is logged');
-    assert.ok(lines.some((l) => /^run write works again after \d+ failures$/.test(String(l.msg))), 'and the write that went through');
   } finally {
     await worker.stop(2_000);
   }
@@ -158,16 +166,8 @@ test('a database gone for a second and a half as a step reads (the candidates\' 
     } finally {
       await server.start();
     }
-    const row = await finished(runId);
-    assert.equal(row.status, 'succeeded', JSON.stringify(row.error));
-    assert.equal(row.attempts, 1, 'the outage cost no attempt');
-    const events = await eventTypes(runId);
-    assert.ok(!events.includes('run.retrying') && !events.includes('run.resumed'), events.join(', '));
-    assert.deepEqual(await shortlistOf(runId), clean, 'the shortlist of an uninterrupted run');
+    await assertWaitedOut(runId, clean, 'read');
     assert.equal(reranked, 1, 'the reranker was asked once');
-    const lines = rt.logs.filter((l) => l.runId === runId);
-    assert.ok(lines.some((l) => l.msg === 'run read failed' && l.fault === 'database_unavailable'), 'the first failed read is logged, with its fault');
-    assert.ok(lines.some((l) => /^run read works again after \d+ failures$/.test(String(l.msg))), 'and the read that went through');
   } finally {
     await worker.stop(2_000);
   }
