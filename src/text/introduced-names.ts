@@ -114,6 +114,9 @@ const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|y
 const PROSE_END = /^(?:$|[ \t]*(?:\n|$|[,.;:!?)(<—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])|[ \t]+(?:and|from|here|but|who|aka)(?![\p{L}]))/u;
 // What ends a name on a line of its own or a label's value: the line's end, a contact detail, or a column or a title.
 const LINE_END = /^[ \t]*(?:$|\n|[,;|(<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
+// The same, and a closing bracket, for a referee a title or a relation names ("Jane Roe (reports to John Smith)"): a
+// name alone in brackets after a title is its employer's ("Senior Engineer (Charles Schwab)"), and stays.
+const LINE_END_IN_BRACKETS = /^[ \t]*(?:$|\n|[,;|()<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
 // "Contact: Mountain View, CA": a place has a state or a country after its comma. Two capitals that abbreviate a job title
 // are none ("Jane Roe, VP Engineering", "Sam Keller, HR Manager").
 const PLACE_AFTER = /^,[ \t]*(?:(?!(?:VP|HR|IT|QA|PM|UX)(?![\p{L}]))[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
@@ -143,7 +146,7 @@ function plausibleName(value: string, minWords: number): string | null {
 }
 
 /** Adds the name to found if it reads as one where it stands; returns whether it does. */
-function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, titled: boolean, greeted: boolean, found: Set<string>): boolean {
+function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, titled: boolean, greeted: boolean, found: Set<string>, inBrackets = false): boolean {
   const end = m.index + m[0].length;
   const here = cue === 'opener' && m[0].endsWith('here');
   // Generations and degrees after the name ("Jane Doe MBA and", "John Smith Jr.") are no part of it; what follows them
@@ -157,7 +160,7 @@ function decide(cue: Cue, text: string, m: RegExpExecArray, written: string, tit
     ends = here ? /^[ \t]*(?:$|\n|[,!—–]|-[ \t])/u.test(after) : PROSE_END.test(after);
     minWords = greeted ? 1 : 2;
   } else {
-    ends = LINE_END.test(after);
+    ends = (inBrackets ? LINE_END_IN_BRACKETS : LINE_END).test(after);
     // A label's value of one word could be a place or a company ("Contact: Berlin"); with a title it is a person.
     if (cue === 'label') {
       minWords = titled ? 1 : 2;
@@ -191,7 +194,7 @@ function findFurtherReferees(line: string, from: number, commaLists: boolean, af
     const titled = m[2] !== '';
     const related = /\p{L}/u.test(m[1]!);
     if (!listed && !titled && !((related || !afterPerson) && firstWordGiven(m[3]!))) continue;
-    if (decide('label', rest, m, m[3]!, titled, false, names) && !/\S/.test(rest.slice(0, m.index))) next = true;
+    if (decide('label', rest, m, m[3]!, titled, false, names, titled || related) && !/\S/.test(rest.slice(0, m.index))) next = true;
   }
   // Scrubbed again, the name after the employer is a placeholder: the employer stays (scrubbing is idempotent).
   return next || PLACEHOLDER_NEXT.test(rest);

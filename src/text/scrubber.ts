@@ -79,8 +79,11 @@ import { isSkillForm } from './skills.js';
  *    employer before a referee's name; what follows a line saying references are given on request (as a heading it
  *    starts no section, under one it ends it); a place whose last word is a place's ("Ocean Pines, MD", "Boulder
  *    Creek").
+ * 12: a closing bracket ends the name of a referee a relation or a title introduces inside another's entry ("Jane Roe
+ *    (reports to John Smith)"); a name alone in brackets after a title is still its employer's ("Senior Engineer
+ *    (Charles Schwab)").
  */
-export const SCRUB_RULES_VERSION = 11;
+export const SCRUB_RULES_VERSION = 12;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

@@ -86,6 +86,12 @@ const removed: Array<[string, string, string]> = [
     'References\nJane Doe (Acme), Xiaoming Zhang (Globex)\n\nPriya Raman, CTO, Initech; Dr. Okafor, Hooli',
     'References\n[NAME] (Acme), [NAME] (Globex)\n\n[NAME], CTO, Initech; Dr. [NAME], Hooli',
   ],
+  // A closing bracket ends a name a relation or a title introduces; a name alone in brackets is an employer's.
+  [
+    'a referee named in brackets inside another referee’s entry',
+    'References\nJane Roe (reports to John Smith)\nSam Keller, Senior Engineer (Charles Schwab)\nPriya Raman (works under Dr. Okafor)',
+    'References\n[NAME] (reports to [NAME])\n[NAME], Senior Engineer (Charles Schwab)\n[NAME] (works under Dr. [NAME])',
+  ],
   ['a referee on a line of its own inside another’s entry', 'References\nJane Roe\nCTO\nJohn Doe\nGoldman Sachs', 'References\n[NAME]\nCTO\n[NAME]\nGoldman Sachs'],
   // Headings over referees in other words: "available" alone hands the list over.
   ['referees under a References available heading', 'REFERENCES AVAILABLE\nJane Roe, CTO, Acme\n[PHONE]', 'REFERENCES AVAILABLE\n[NAME], CTO, Acme\n[PHONE]'],
