@@ -18,6 +18,16 @@ export interface AgentCallContext {
   logger?: LlmLogger;
   /** Every model attempt, for the run's audit trail. */
   onExchange?: (exchange: ModelExchange) => Promise<void>;
+  /**
+   * How the agent's reads of the pool are sent: a worker sends them again while the database is away and the run's
+   * lease lasts (src/runs/while-leased.ts). Without it, once (see readOnce).
+   */
+  read?: <T>(statement: () => Promise<T>) => Promise<T>;
+}
+
+/** How an agent sends a read of the pool for a call: as its context says, or once. */
+export function readVia(ctx: Pick<AgentCallContext, 'read'>): <T>(statement: () => Promise<T>) => Promise<T> {
+  return ctx.read ?? ((statement) => statement());
 }
 
 export interface ExpandInput {

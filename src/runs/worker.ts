@@ -167,6 +167,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     const deadline = run.startedAt.getTime() + opts.deadlineMs;
     const callContext: AgentCallContext = {
       ...(await read(() => deps.callContextFor(run, signal, deadline))),
+      read,
       get logger() {
         return iterationLog();
       },

@@ -66,6 +66,23 @@ async function uninterruptedShortlist() {
 }
 
 /**
+ * Stops the server once a held agent has been asked, lets it answer into the outage, and starts the server again after
+ * 1.5 s of the run's reads being refused.
+ */
+async function readsAcrossAnOutage(runId: string, asked: () => boolean, released: { open(): void }): Promise<void> {
+  await waitFor(async () => asked(), 20_000, 'the held agent to be asked');
+  await server.stop();
+  await waitFor(async () => rt.db.poolStats().idle === 0, 5_000, 'the pool to drop the closed connections');
+  try {
+    released.open();
+    await waitFor(async () => rt.logs.some((l) => l.runId === runId && l.msg === 'run read failed'), 5_000, 'a read to meet the outage');
+    await sleep(1_500);
+  } finally {
+    await server.start();
+  }
+}
+
+/**
  * The run ended as an uninterrupted one, in its first attempt, and its log tells of the `what` that waited the outage
  * out: its first failure, with the fault, and the one that went through.
  */
@@ -156,18 +173,35 @@ test('a database gone for a second and a half as a step reads (the candidates\' 
   const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
   try {
     const runId = await startRun();
-    await waitFor(async () => reranked === 1, 20_000, 'the reranker to be asked');
-    await server.stop();
-    await waitFor(async () => rt.db.poolStats().idle === 0, 5_000, 'the pool to drop the closed connections');
-    try {
-      released.open();
-      await waitFor(async () => rt.logs.some((l) => l.runId === runId && l.msg === 'run read failed'), 5_000, 'the read to meet the outage');
-      await sleep(1_500);
-    } finally {
-      await server.start();
-    }
+    await readsAcrossAnOutage(runId, () => reranked === 1, released);
     await assertWaitedOut(runId, clean, 'read');
     assert.equal(reranked, 1, 'the reranker was asked once');
+  } finally {
+    await worker.stop(2_000);
+  }
+});
+
+test('a database gone as the query expander reads the pool (its skill vocabulary): the read is sent again, and the run succeeds in its first attempt', async () => {
+  const clean = await uninterruptedShortlist();
+  // The expander is held until the database is gone: its reads of the pool then meet the outage.
+  const released = gate();
+  let expanded = 0;
+  const wrap = (agents: Agents): Agents => ({
+    ...agents,
+    queryExpander: {
+      expand: async (input, ctx) => {
+        expanded++;
+        await released.opened;
+        return agents.queryExpander.expand(input, ctx);
+      },
+    },
+  });
+  const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
+  try {
+    const runId = await startRun();
+    await readsAcrossAnOutage(runId, () => expanded === 1, released);
+    await assertWaitedOut(runId, clean, 'read');
+    assert.equal(expanded, 1, 'the expander was asked once');
   } finally {
     await worker.stop(2_000);
   }

@@ -3,7 +3,7 @@
 import type { RoleSpec, SearchFilters } from '../../matching/domain.js';
 import { relatedSkills, skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
-import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
+import { readVia, type AgentCallContext, type ExpandInput, type ExpandOutput, type PoolInsight, type QueryExpander } from '../types.js';
 import { isSearchableSkill, keyTermsAsWritten, roleSkills } from './role-terms.js';
 
 /** A filter matching fewer candidates than this is dropped: a starved search is worse than an unfiltered one. */
@@ -23,8 +23,8 @@ interface Plan {
   query: string;
 }
 
-async function vocabularyOf(pool: PoolInsight, orgId: string): Promise<Map<string, { skill: string; count: number }>> {
-  const entries = await pool.skillVocabulary(orgId);
+async function vocabularyOf(pool: PoolInsight, ctx: AgentCallContext): Promise<Map<string, { skill: string; count: number }>> {
+  const entries = await readVia(ctx)(() => pool.skillVocabulary(ctx.orgId));
   const out = new Map<string, { skill: string; count: number }>();
   for (const e of entries) {
     const key = skillKey(e.skill);
@@ -65,14 +65,15 @@ function planSearches(role: RoleSpec, hints: string[], vocabulary: Map<string, {
 /** Filters the role states, each kept only if enough of the pool still passes it. */
 async function permissiveFilters(pool: PoolInsight, role: RoleSpec, ctx: AgentCallContext): Promise<SearchFilters> {
   const filters: SearchFilters = {};
+  const read = readVia(ctx);
   if (role.minYearsExperience !== null && role.minYearsExperience > 0) {
     const candidate = { ...filters, minYears: role.minYearsExperience };
-    if ((await pool.countMatching(ctx.orgId, candidate)) >= MIN_FILTER_MATCHES) filters.minYears = role.minYearsExperience;
+    if ((await read(() => pool.countMatching(ctx.orgId, candidate))) >= MIN_FILTER_MATCHES) filters.minYears = role.minYearsExperience;
   }
   // Only an explicitly on-site role narrows by place; a remote or unstated one searches everywhere.
   if (role.location && role.remote === false) {
     const candidate = { ...filters, location: role.location };
-    if ((await pool.countMatching(ctx.orgId, candidate)) >= MIN_FILTER_MATCHES) filters.location = role.location;
+    if ((await read(() => pool.countMatching(ctx.orgId, candidate))) >= MIN_FILTER_MATCHES) filters.location = role.location;
   }
   return filters;
 }
@@ -81,7 +82,7 @@ export function createHeuristicQueryExpander(pool: PoolInsight): QueryExpander {
   return {
     async expand(input: ExpandInput, ctx: AgentCallContext): Promise<ExpandOutput> {
       const { role, iteration, usedQueries, hints } = input;
-      const vocabulary = await vocabularyOf(pool, ctx.orgId);
+      const vocabulary = await vocabularyOf(pool, ctx);
       const used = new Set(usedQueries.map(queryKey));
       const usedTokens = new Set(usedQueries.flatMap((q) => tokenize(q)));
       const titleTokens = new Set(tokenize(role.title));

@@ -6,7 +6,7 @@ import { createToolRegistry, defineTool, type ToolRegistry } from '../../llm/too
 import type { SearchFilters } from '../../matching/domain.js';
 import { containsPii } from '../../text/scrubber.js';
 import { closestSkills, skillKey } from '../../text/skills.js';
-import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
+import { readVia, type AgentCallContext, type ExpandInput, type ExpandOutput, type PoolInsight, type QueryExpander } from '../types.js';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { callFields, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
@@ -145,7 +145,7 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
       // Read once per expansion: the tool and the final check see the same vocabulary.
       let cached: Promise<Vocabulary> | null = null;
       const vocabulary = () =>
-        (cached ??= deps.pool.skillVocabulary(ctx.orgId).then((rows) => {
+        (cached ??= readVia(ctx)(() => deps.pool.skillVocabulary(ctx.orgId)).then((rows) => {
           const list = rows.map((r) => r.skill);
           let shaped: string[] | null = null;
           return { list, byKey: new Map(list.map((s) => [skillKey(s), s])), suggestible: () => (shaped ??= list.filter(skillShaped)) };
