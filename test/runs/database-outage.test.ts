@@ -65,6 +65,23 @@ async function uninterruptedShortlist() {
   }
 }
 
+/** Agents whose `agent` holds its first call until `released` opens (it answers as it would then); `asked` counts calls. */
+function holdingFirstCall(agent: 'queryExpander' | 'reranker') {
+  const released = gate();
+  const state = { asked: 0 };
+  const held =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (++state.asked === 1) await released.opened;
+      return call(...args);
+    };
+  const wrap = (agents: Agents): Agents =>
+    agent === 'queryExpander'
+      ? { ...agents, queryExpander: { expand: held((input, ctx) => agents.queryExpander.expand(input, ctx)) } }
+      : { ...agents, reranker: { ...agents.reranker, rerank: held((input, ctx) => agents.reranker.rerank(input, ctx)) } };
+  return { wrap, released, state };
+}
+
 /**
  * Stops the server once a held agent has been asked, lets it answer into the outage, and starts the server again after
  * 1.5 s of the run's reads being refused.
@@ -153,59 +170,23 @@ test('a database gone for a second and a half mid-scoring: the run waits its wri
   }
 });
 
-test('a database gone for a second and a half as a step reads (the candidates\' texts before scoring): the read is sent again, and the run succeeds in its first attempt', async () => {
-  const clean = await uninterruptedShortlist();
-  // The reranker answers into the outage: the scoring step starts by reading its candidates' texts, while the
-  // reranker's checkpoint is written beside it.
-  const released = gate();
-  let reranked = 0;
-  const wrap = (agents: Agents): Agents => ({
-    ...agents,
-    reranker: {
-      ...agents.reranker,
-      rerank: async (input, ctx) => {
-        reranked++;
-        await released.opened;
-        return agents.reranker.rerank(input, ctx);
-      },
-    },
+// A read the run makes after an agent answers into the outage: the reranker's is followed by the scoring step's
+// candidates' texts, the query expander reads the pool (its skill vocabulary) as it works.
+for (const [agent, reads] of [['reranker', 'the candidates’ texts before scoring'], ['queryExpander', 'the query expander’s skill vocabulary']] as const) {
+  test(`a database gone for a second and a half as a run reads (${reads}): the read is sent again, and the run succeeds in its first attempt`, async () => {
+    const clean = await uninterruptedShortlist();
+    const { wrap, released, state } = holdingFirstCall(agent);
+    const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
+    try {
+      const runId = await startRun();
+      await readsAcrossAnOutage(runId, () => state.asked === 1, released);
+      await assertWaitedOut(runId, clean, 'read');
+      assert.equal(state.asked, 1, `the ${agent} was asked once`);
+    } finally {
+      await worker.stop(2_000);
+    }
   });
-  const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
-  try {
-    const runId = await startRun();
-    await readsAcrossAnOutage(runId, () => reranked === 1, released);
-    await assertWaitedOut(runId, clean, 'read');
-    assert.equal(reranked, 1, 'the reranker was asked once');
-  } finally {
-    await worker.stop(2_000);
-  }
-});
-
-test('a database gone as the query expander reads the pool (its skill vocabulary): the read is sent again, and the run succeeds in its first attempt', async () => {
-  const clean = await uninterruptedShortlist();
-  // The expander is held until the database is gone: its reads of the pool then meet the outage.
-  const released = gate();
-  let expanded = 0;
-  const wrap = (agents: Agents): Agents => ({
-    ...agents,
-    queryExpander: {
-      expand: async (input, ctx) => {
-        expanded++;
-        await released.opened;
-        return agents.queryExpander.expand(input, ctx);
-      },
-    },
-  });
-  const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
-  try {
-    const runId = await startRun();
-    await readsAcrossAnOutage(runId, () => expanded === 1, released);
-    await assertWaitedOut(runId, clean, 'read');
-    assert.equal(expanded, 1, 'the expander was asked once');
-  } finally {
-    await worker.stop(2_000);
-  }
-});
+}
 
 test('a database gone for longer than the lease: the run’s writes are tried until the lease would run out, then it is claimed again and resumed as before', async () => {
   const clean = await uninterruptedShortlist();
