@@ -83,11 +83,12 @@ function holdingFirstCall(agent: 'queryExpander' | 'reranker') {
 }
 
 /**
- * Stops the server once a held agent has been asked, lets it answer into the outage, and starts the server again after
- * 1.5 s of the run's reads being refused.
+ * Stops the server once a held agent has been asked and the checkpoint written beside it (the one carrying `landed`)
+ * has landed, lets the agent answer into the outage, and starts the server again after 1.5 s of the run's reads being
+ * refused. A checkpoint the outage cut off after it was sent would have an unknown outcome, and fail the attempt.
  */
-async function readsAcrossAnOutage(runId: string, asked: () => boolean, released: { open(): void }): Promise<void> {
-  await waitFor(async () => asked(), 20_000, 'the held agent to be asked');
+async function readsAcrossAnOutage(runId: string, asked: () => boolean, landed: string, released: { open(): void }): Promise<void> {
+  await waitFor(async () => asked() && (await eventTypes(runId)).includes(landed), 20_000, `the held agent to be asked, and ${landed} written`);
   await server.stop();
   await waitFor(async () => rt.db.poolStats().idle === 0, 5_000, 'the pool to drop the closed connections');
   try {
@@ -171,15 +172,20 @@ test('a database gone for a second and a half mid-scoring: the run waits its wri
 });
 
 // A read the run makes after an agent answers into the outage: the reranker's is followed by the scoring step's
-// candidates' texts, the query expander reads the pool (its skill vocabulary) as it works.
-for (const [agent, reads] of [['reranker', 'the candidates’ texts before scoring'], ['queryExpander', 'the query expander’s skill vocabulary']] as const) {
+// candidates' texts, the query expander reads the pool (its skill vocabulary) as it works. Each is held while the
+// checkpoint before it is written (the retrieval's, the run's start), which the outage must not cut off.
+const HELD = [
+  ['reranker', 'the candidates’ texts before scoring', 'candidates.retrieved'],
+  ['queryExpander', 'the query expander’s skill vocabulary', 'iteration.started'],
+] as const;
+for (const [agent, reads, landed] of HELD) {
   test(`a database gone for a second and a half as a run reads (${reads}): the read is sent again, and the run succeeds in its first attempt`, async () => {
     const clean = await uninterruptedShortlist();
     const { wrap, released, state } = holdingFirstCall(agent);
     const worker = startTestWorker(rt, { wrap, leaseMs: 30_000, heartbeatMs: 200 });
     try {
       const runId = await startRun();
-      await readsAcrossAnOutage(runId, () => state.asked === 1, released);
+      await readsAcrossAnOutage(runId, () => state.asked === 1, landed, released);
       await assertWaitedOut(runId, clean, 'read');
       assert.equal(state.asked, 1, `the ${agent} was asked once`);
     } finally {
