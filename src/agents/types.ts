@@ -1,5 +1,6 @@
 // The four agents' interfaces: typed input to typed output. The workflow knows only these;
 // each has an LLM implementation and a deterministic heuristic one (the offline engine).
+import type { StatementSender } from '../db/database.js';
 import type { Budget } from '../llm/budget.js';
 import type { LlmLogger, ModelExchange } from '../llm/chat.js';
 import type { CandidateView, RetrievedCandidate, RoleSpec, Score, SearchFilters } from '../matching/domain.js';
@@ -20,14 +21,9 @@ export interface AgentCallContext {
   onExchange?: (exchange: ModelExchange) => Promise<void>;
   /**
    * How the agent's reads of the pool are sent: a worker sends them again while the database is away and the run's
-   * lease lasts (src/runs/while-leased.ts). Without it, once (see readOnce).
+   * lease lasts (src/runs/while-leased.ts). Without it, once (sendOnce).
    */
-  read?: <T>(statement: () => Promise<T>) => Promise<T>;
-}
-
-/** How an agent sends a read of the pool for a call: as its context says, or once. */
-export function readVia(ctx: Pick<AgentCallContext, 'read'>): <T>(statement: () => Promise<T>) => Promise<T> {
-  return ctx.read ?? ((statement) => statement());
+  read?: StatementSender;
 }
 
 export interface ExpandInput {

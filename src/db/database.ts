@@ -215,6 +215,13 @@ const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
 // pg: a statement unanswered past query_timeout (the server's own timeout should have ended it first).
 const CLIENT_READ_TIMEOUT = 'Query read timeout';
 
+/**
+ * How a caller's statements are sent: once (sendOnce), or again while the database is away (a run's, which holds a
+ * lease: src/runs/while-leased.ts).
+ */
+export type StatementSender = <T>(statement: () => Promise<T>) => Promise<T>;
+export const sendOnce: StatementSender = (statement) => statement();
+
 /** Which named fault a database error is, if it is one (a failed constraint or a bad value is not: the caller's). */
 export function databaseFault(err: unknown): DatabaseFault | undefined {
   if (err instanceof DatabaseFaultError) return err.fault;

@@ -1,6 +1,6 @@
 // Hybrid retrieval: pgvector cosine search (exact over small pools, the HNSW index per query over large ones) plus
 // full-text search, fused by reciprocal rank.
-import type { Database } from '../db/database.js';
+import { sendOnce, type Database, type StatementSender } from '../db/database.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
 import { currentCopiesFor } from '../candidates/rescrub.js';
 import type { EmbedOptions, Embedder } from '../embeddings/embedder.js';
@@ -24,7 +24,7 @@ export interface SearchRequest {
    * lease lasts; see src/runs/while-leased.ts). The embedding is not among them: a model call is not repeated for a
    * statement that failed after it. Without it, once.
    */
-  read?: <T>(statement: () => Promise<T>) => Promise<T>;
+  read?: StatementSender;
 }
 
 export interface SearchHit {
@@ -135,7 +135,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       const queries = req.queries.filter((q) => q.trim().length > 0);
       if (!queries.length || req.limit < 1) return [];
       const call = req.call;
-      const read = req.read ?? ((statement) => statement());
+      const read = req.read ?? sendOnce;
       // Stale rows match no skill or location filter: the organisation's are rewritten first, while the queries embed.
       const current = readsScrubbedCopies(req.filters) ? currentCopiesFor(db, req.orgId) : undefined;
       const vectors = await embedder.embed(queries, {

@@ -3,7 +3,7 @@
 // sent again while the database is away and the lease lasts: an outage shorter than the lease costs the run a wait,
 // not its attempt, and it goes on as soon as the database answers.
 import { OUTAGE_RETRY_MS as RETRY_MS } from '../db/batch-writer.js';
-import { databaseFault, unappliedOutage } from '../db/database.js';
+import { databaseFault, unappliedOutage, type StatementSender } from '../db/database.js';
 import type { Logger } from 'pino';
 import { createFailureStreak, type FailureStreak } from './failure-streak.js';
 import { LeaseLostError } from './run-queue.js';
@@ -51,9 +51,9 @@ export function outage(err: unknown): boolean {
 }
 
 /** Sends a write of the run it was made for, and sends it again while the database is away (see leasedWrites). */
-export type LeasedWrite = <T>(send: () => Promise<T>) => Promise<T>;
+export type LeasedWrite = StatementSender;
 /** Sends a read for the run it was made for, and sends it again while the database is away (see leasedReads). */
-export type LeasedRead = <T>(read: () => Promise<T>) => Promise<T>;
+export type LeasedRead = StatementSender;
 
 /**
  * How a run's writes are sent: again while the database is away and the run still holds its lease (whileLeased),

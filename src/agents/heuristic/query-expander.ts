@@ -3,7 +3,8 @@
 import type { RoleSpec, SearchFilters } from '../../matching/domain.js';
 import { relatedSkills, skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
-import { readVia, type AgentCallContext, type ExpandInput, type ExpandOutput, type PoolInsight, type QueryExpander } from '../types.js';
+import { sendOnce } from '../../db/database.js';
+import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
 import { isSearchableSkill, keyTermsAsWritten, roleSkills } from './role-terms.js';
 
 /** A filter matching fewer candidates than this is dropped: a starved search is worse than an unfiltered one. */
@@ -24,7 +25,7 @@ interface Plan {
 }
 
 async function vocabularyOf(pool: PoolInsight, ctx: AgentCallContext): Promise<Map<string, { skill: string; count: number }>> {
-  const entries = await readVia(ctx)(() => pool.skillVocabulary(ctx.orgId));
+  const entries = await (ctx.read ?? sendOnce)(() => pool.skillVocabulary(ctx.orgId));
   const out = new Map<string, { skill: string; count: number }>();
   for (const e of entries) {
     const key = skillKey(e.skill);
@@ -65,7 +66,7 @@ function planSearches(role: RoleSpec, hints: string[], vocabulary: Map<string, {
 /** Filters the role states, each kept only if enough of the pool still passes it. */
 async function permissiveFilters(pool: PoolInsight, role: RoleSpec, ctx: AgentCallContext): Promise<SearchFilters> {
   const filters: SearchFilters = {};
-  const read = readVia(ctx);
+  const read = ctx.read ?? sendOnce;
   if (role.minYearsExperience !== null && role.minYearsExperience > 0) {
     const candidate = { ...filters, minYears: role.minYearsExperience };
     if ((await read(() => pool.countMatching(ctx.orgId, candidate))) >= MIN_FILTER_MATCHES) filters.minYears = role.minYearsExperience;

@@ -1,12 +1,13 @@
 // The LLM query expander: search queries and filters, with one tool that tests filters against the live pool.
 import { z } from 'zod';
+import { sendOnce } from '../../db/database.js';
 import { fence, neutraliseFenceTags } from '../../llm/fence.js';
 import { runTools } from '../../llm/tool-runner.js';
 import { createToolRegistry, defineTool, type ToolRegistry } from '../../llm/tools.js';
 import type { SearchFilters } from '../../matching/domain.js';
 import { containsPii } from '../../text/scrubber.js';
 import { closestSkills, skillKey } from '../../text/skills.js';
-import { readVia, type AgentCallContext, type ExpandInput, type ExpandOutput, type PoolInsight, type QueryExpander } from '../types.js';
+import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { callFields, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
@@ -145,7 +146,7 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
       // Read once per expansion: the tool and the final check see the same vocabulary.
       let cached: Promise<Vocabulary> | null = null;
       const vocabulary = () =>
-        (cached ??= readVia(ctx)(() => deps.pool.skillVocabulary(ctx.orgId)).then((rows) => {
+        (cached ??= (ctx.read ?? sendOnce)(() => deps.pool.skillVocabulary(ctx.orgId)).then((rows) => {
           const list = rows.map((r) => r.skill);
           let shaped: string[] | null = null;
           return { list, byKey: new Map(list.map((s) => [skillKey(s), s])), suggestible: () => (shaped ??= list.filter(skillShaped)) };
