@@ -1,10 +1,11 @@
 // Names a text introduces with words of its own: "My name is Sam Keller", "I'm Sam Keller, a backend engineer", "Hi,
 // I'm Sam", "colleagues call me Sam Keller", "Sam Keller here —", "This is Sam Keller", a sign-off ("Regards,\nSam
 // Keller", "signed, Sam Keller"), a dash line ending the text ("— Sam Keller"), and a contact or referee label
-// ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"), and
-// the lines under a references heading ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to
-// John Smith", "Goldman Sachs – Jane Doe, CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to
-// the names the text shows, removed wherever they are written.
+// ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"; in
+// brackets a manager's, a supervisor's or a ref's too: "Jane Roe (manager: John Smith)"), and the lines under a
+// references heading ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman
+// Sachs – Jane Doe, CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text
+// shows, removed wherever they are written.
 //
 // The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
 // "This is Kubernetes"), and a wrong guess removes its words from the whole text. So a name here is one to three
@@ -84,10 +85,18 @@ const SIGNOFF_RE = new RegExp(
 );
 // "— Sam Keller" on the last line: how a letter is signed. An ASCII hyphen is a bullet ("- Public Speaking").
 const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${TITLE}${NAME}`, 'u');
+// A label that names a person only right after an opening bracket and before a colon, in another's entry or after an
+// employer ("Jane Roe (manager: John Smith)", "Acme (ref: Jane Roe)"): elsewhere "Engineering Manager: Stripe Atlas"
+// is a title and its employer. "ref" also refers to a document ("(ref: Annual Report)"): its value needs a title or a
+// common given name (findIntroducedNames).
+const BRACKETED_LABEL =
+  '(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF)[ \\t]*:';
 const LABEL_RE = new RegExp(
-  `(?<![\\p{L}])(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—][ \\t]*(${TITLE})${NAME}`,
+  `(?<![\\p{L}])(?:${BRACKETED_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
+// An opening bracket right before a label: the closing one ends its value ("Acme (Contact: Jane Roe)").
+const OPENS_BRACKET = /[([][ \t]{0,3}$/;
 // A heading over referees ("References", "REFEREES:", "Personal Referees -", "REFERENCES AVAILABLE"): their names are on
 // the lines under it.
 const REFERENCES_HEADING_RE = /^[ \t]*(?:(?:professional|personal|character)[ \t]+)?(?:references?|referees?)(?:[ \t]+available)?[ \t]*[:\-–—]?[ \t]*$/gim;
@@ -107,16 +116,17 @@ const FURTHER_REFEREE_RE = new RegExp(
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
 const REFERENCE_LINE_CHARS = 400;
-const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|referee|reference/i;
+const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor/i;
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
 // word that goes on about the person.
 const PROSE_END = /^(?:$|[ \t]*(?:\n|$|[,.;:!?)(<—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])|[ \t]+(?:and|from|here|but|who|aka)(?![\p{L}]))/u;
 // What ends a name on a line of its own or a label's value: the line's end, a contact detail, or a column or a title.
 const LINE_END = /^[ \t]*(?:$|\n|[,;|(<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
-// The same, and a closing bracket, for a referee a title or a relation names ("Jane Roe (reports to John Smith)"): a
-// name alone in brackets after a title is its employer's ("Senior Engineer (Charles Schwab)"), and stays.
-const LINE_END_IN_BRACKETS = /^[ \t]*(?:$|\n|[,;|()<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
+// The same, and a closing bracket, for a referee a title, a relation or a label in brackets names ("Jane Roe (reports to
+// John Smith)", "Acme (Contact: Jane Roe)", "[manager: John Smith]"): a name alone in brackets after a title is its
+// employer's ("Senior Engineer (Charles Schwab)"), and stays.
+const LINE_END_IN_BRACKETS = /^[ \t]*(?:$|\n|[,;|()\]<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
 // "Contact: Mountain View, CA": a place has a state or a country after its comma. Two capitals that abbreviate a job title
 // are none ("Jane Roe, VP Engineering", "Sam Keller, HR Manager").
 const PLACE_AFTER = /^,[ \t]*(?:(?!(?:VP|HR|IT|QA|PM|UX)(?![\p{L}]))[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
@@ -294,7 +304,9 @@ export function findIntroducedNames(text: string, found: string[]): void {
   if (dash) decide('dash', last, dash, dash[1]!, false, false, names);
   let read = 0;
   for (const m of text.matchAll(LABEL_RE)) {
-    decide('label', text, m, m[2]!, m[1] !== '', false, names);
+    const titled = m[1] !== '';
+    if (/^ref[ \t]*:/i.test(m[0]) && !titled && !firstWordGiven(m[2]!)) continue;
+    decide('label', text, m, m[2]!, titled, false, names, OPENS_BRACKET.test(text.slice(Math.max(0, m.index - 4), m.index)));
     if (/^r/i.test(m[0])) read = findNextReferees(text, m.index + m[0].length, read, names);
   }
   if (/refer/i.test(text)) for (const m of text.matchAll(REFERENCES_HEADING_RE)) findReferees(text, m.index + m[0].length, names);

@@ -82,8 +82,14 @@ import { isSkillForm } from './skills.js';
  * 12: a closing bracket ends the name of a referee a relation or a title introduces inside another's entry ("Jane Roe
  *    (reports to John Smith)"); a name alone in brackets after a title is still its employer's ("Senior Engineer
  *    (Charles Schwab)").
+ * 13: a person a label names right after an opening bracket, which ends the name when it closes: a contact or a referee
+ *    ("Acme (Contact: Jane Roe)", "[Referee: Mark Lee]"), and, only there, a manager, a supervisor ("Jane Roe (manager:
+ *    John Smith)", "(supervisor: John Smith, CTO)") or a ref with a title or a common given name ("(ref: John Smith)";
+ *    "(ref: Annual Report)" stays). Kept: what a label naming no person introduces in brackets ("(Stack: Node,
+ *    Postgres)", "(Skills: Python, Go)"), and a title ending in Manager before its employer ("Engineering Manager:
+ *    Stripe Atlas").
  */
-export const SCRUB_RULES_VERSION = 12;
+export const SCRUB_RULES_VERSION = 13;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

@@ -92,6 +92,18 @@ const removed: Array<[string, string, string]> = [
     'References\nJane Roe (reports to John Smith)\nSam Keller, Senior Engineer (Charles Schwab)\nPriya Raman (works under Dr. Okafor)',
     'References\n[NAME] (reports to [NAME])\n[NAME], Senior Engineer (Charles Schwab)\n[NAME] (works under Dr. [NAME])',
   ],
+  // A label that names a person, right after an opening bracket: the closing bracket ends its value, as a comma does.
+  [
+    'a person a label names in brackets after an employer',
+    'Software Engineer, Acme (manager: John Smith)\nData Analyst, Globex (Manager: Dr. Priya Raman)\nIntern, Initech (supervisor: Xiaoming Zhang, CTO)\nContractor, Hooli (ref: Sam Okafor)',
+    'Software Engineer, Acme (manager: [NAME])\nData Analyst, Globex (Manager: Dr. [NAME])\nIntern, Initech (supervisor: [NAME], CTO)\nContractor, Hooli (ref: [NAME])',
+  ],
+  [
+    'a contact or a referee label in brackets, on a line of its own too',
+    'Acme Corp (Contact: Jane Roe)\nGlobex [Contact: Sam Keller]\n(Referee: Mark Lee)\n[Manager: Ann Chen]',
+    'Acme Corp (Contact: [NAME])\nGlobex [Contact: [NAME]]\n(Referee: [NAME])\n[Manager: [NAME]]',
+  ],
+  ['a person a label names in brackets inside a referee’s entry', 'References\nJane Roe (manager: John Smith)\n[PHONE]', 'References\n[NAME] (manager: [NAME])\n[PHONE]'],
   ['a referee on a line of its own inside another’s entry', 'References\nJane Roe\nCTO\nJohn Doe\nGoldman Sachs', 'References\n[NAME]\nCTO\n[NAME]\nGoldman Sachs'],
   // Headings over referees in other words: "available" alone hands the list over.
   ['referees under a References available heading', 'REFERENCES AVAILABLE\nJane Roe, CTO, Acme\n[PHONE]', 'REFERENCES AVAILABLE\n[NAME], CTO, Acme\n[PHONE]'],
@@ -153,6 +165,18 @@ const kept: Array<[string, string]> = [
   // A place whose last word is a place word, after a contact or referee label, though its state is also a degree.
   ['a place whose state is also a degree', 'Contact: Ocean Pines, MD | [EMAIL]\nContact: Ocean Springs, MS\nReferee: [NAME], Boulder Creek, MD'],
   ['products whose second word is a skill', 'Contact: Apache Kafka\nThis is Microsoft Azure.\nReferences: Advanced Python, Modern Java'],
+  // In brackets after a title, an employer, a team, or what a label that names no person introduces (a stack, tools,
+  // skills, a client, a place); and one word after a contact label, as outside brackets ("Contact: Berlin").
+  [
+    'an employer, a team, a stack or skills in brackets after a title',
+    'Senior Engineer (Charles Schwab)\nDeveloper (Contact Center team)\nEngineer (Stack: Node, Postgres)\nLead (Tools: Jira, Confluence)\n' +
+      'Data Engineer (Skills: Python, Go)\nConsultant (Client: Charles Schwab; Location: Palo Alto)\nSupport Engineer (Contact: Berlin)',
+  ],
+  ['the same in brackets inside a referee’s entry', 'References\n[NAME], Senior Engineer (Charles Schwab)\n[NAME], Lead (Tools: Jira, Confluence)\n[NAME] (Client: Charles Schwab)'],
+  // "ref" also refers to a document: a value with no title and no common given name stays.
+  ['a document after ref in brackets', 'Quarterly filing (ref: Annual Report)\nMigration plan [Ref: Case Study]'],
+  // Outside brackets a manager label after a title is the title's, and an employer follows it.
+  ['a title ending in Manager, then its employer', 'Engineering Manager: Stripe Atlas, 2019–2023\nProduct Manager: Charles Schwab'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 
