@@ -9,7 +9,8 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -23,7 +24,7 @@ import { fastValidatorCompiler } from './http/validation.js';
 import { registerErrorHandling, sendFrameworkProblem } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
 import { completeDocument } from './http/openapi.js';
-import { lazyChildLoggerFactory } from './http/request-logger.js';
+import { requestLoggerFactory } from './http/request-logger.js';
 import { docsSecurityHeaders, isDocsUrl, securityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
 import { candidateRoutes } from './http/routes/candidates.js';
@@ -57,9 +58,16 @@ function isJson(body: string): boolean {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() as the request's first hook ran: its duration is measured from here. */
+    startedAt: number;
+  }
+}
+
 const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
 export interface AppOptions {
-  loggerInstance?: FastifyBaseLogger;
+  loggerInstance?: Logger;
   /** The process's worker, if it has one: in a worker process /readyz also asks it whether it is working. */
   worker?: Pick<Worker, 'notReady'> | null;
 }
@@ -67,8 +75,13 @@ export interface AppOptions {
 export async function buildApp(config: Config, services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const security = securityHeaders();
   const app = Fastify({
-    // The request logger (request.log) is made only when something logs through it (src/http/request-logger.ts).
-    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance, childLoggerFactory: lazyChildLoggerFactory } : { logger: false }),
+    // fastify gets no logger of its own: with one (or with any onResponse hook) it adds and removes a pair of
+    // listeners on every response to learn when it finished, work a polled 304 does not need (docs/benchmarks.md,
+    // sixteenth session). Nothing is logged less for it: request.log is a child of the service's logger, made only
+    // when something logs through it (src/http/request-logger.ts), and fastify's own lines about a request (an
+    // error, a reply sent twice) go through it.
+    logger: false,
+    ...(opts.loggerInstance ? { childLoggerFactory: requestLoggerFactory(opts.loggerInstance) } : {}),
     bodyLimit: 1024 * 1024,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -110,21 +123,27 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   // Hooks on every request are callback-style: an async hook costs a promise per request. One hook sets the
   // request id and the security headers (helmet's set, computed once) and refuses requests while shutting down.
   const docsSecurity = docsSecurityHeaders();
+  app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
     reply.header('x-request-id', request.id);
     reply.headers(isDocsUrl(request.url) ? docsSecurity : security);
     done(services.lifecycle.closing ? new ServiceUnavailableError('The service is shutting down; retry shortly.') : undefined);
   });
-  // One histogram child per method, route and status, looked up by a string instead of hashing labels per request.
+  // A request's duration is observed as its answer is sent (onSend: an onResponse hook would bring back the listeners
+  // above). One histogram child per method, route and status, looked up by a string instead of hashing labels.
   const durations = new Map<string, { observe(seconds: number): void }>();
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const key = `${request.method} ${reply.statusCode} ${route}`;
     let child = durations.get(key);
     if (!child) durations.set(key, (child = services.metrics.httpDuration.labels(request.method, route, String(reply.statusCode))));
-    child.observe(reply.elapsedTime / 1000);
-    done();
+    child.observe((performance.now() - request.startedAt) / 1000);
+    done(null, payload);
   });
+  // fastify writes its access line ('request completed', at info) once a response has finished, which it learns from
+  // those listeners: where info lines are wanted, an onResponse hook asks for them.
+  if (opts.loggerInstance?.isLevelEnabled('info')) app.addHook('onResponse', (_request, _reply, done) => done());
 
   // A worker process serves the operations routes alone: /v1, /docs and the page answer 404 like any unknown route.
   const servesApi = config.PROCESS_ROLE !== 'worker';

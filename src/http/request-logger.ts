@@ -2,7 +2,7 @@
 // fastify's default makes a pino child per request (bindings serialized, redaction applied) even when nothing is
 // logged, which at LOG_LEVEL=warn is the case for every successful request. A line that is logged carries the same
 // bindings (reqId) as before: the child is made, with the same arguments, on the first enabled call.
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilent } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -83,10 +83,33 @@ class LazyRequestLogger {
 }
 
 /**
- * fastify's childLoggerFactory: a lazy child, unless the route asks for its own level or serializers (then the
- * child is made at once, as fastify would).
+ * A lazy child, unless the route asks for its own level or serializers (then the child is made at once, as fastify
+ * would).
  */
-export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions): FastifyBaseLogger {
+function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions): FastifyBaseLogger {
   if (opts.level !== undefined || opts.serializers !== undefined) return logger.child(bindings, opts);
   return new LazyRequestLogger(logger, bindings, opts) as unknown as FastifyBaseLogger;
+}
+
+/** A request and a reply in a log line, as fastify's own logger writes them (its lib/logger-pino.js). */
+export const requestSerializers = {
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: request.url,
+    version: request.headers['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }),
+  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+};
+
+/**
+ * The childLoggerFactory of an app that gives fastify no logger of its own (src/app.ts says why): every request's
+ * logger is a lazy child of `logger`, with fastify's serializers for the request and reply its own lines carry.
+ */
+export function requestLoggerFactory(logger: FastifyBaseLogger) {
+  const parent = logger.child({}, { serializers: requestSerializers });
+  return (_fastifyLogger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions): FastifyBaseLogger =>
+    lazyChildLoggerFactory(parent, bindings, opts);
 }

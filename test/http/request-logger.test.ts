@@ -1,5 +1,6 @@
-// The lazy request logger: no pino child for a request that logs nothing; a line that is logged is the line fastify's
-// own child would have written (request id, serializers), errors included.
+// The request logger: fastify has no logger of its own (src/app.ts), request.log is a lazy child of the service's, made
+// only for a request that logs; a line that is logged is the line fastify's own child would have written (request id,
+// serializers), errors and fastify's access lines included.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
@@ -7,7 +8,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { loggerOptions } from '../../src/logger.js';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
-import { lazyChildLoggerFactory } from '../../src/http/request-logger.js';
+import { requestLoggerFactory } from '../../src/http/request-logger.js';
+import { startTestRuntime } from '../support/runtime.js';
 
 function capturedLogger(level: string) {
   const lines: Array<Record<string, unknown>> = [];
@@ -23,9 +25,17 @@ function capturedLogger(level: string) {
 
 async function appWith(level: string) {
   const log = capturedLogger(level);
+  // Count the children made of the service's logger or of its children (pino's inherit the counting method).
+  let children = 0;
+  const logger = log.logger as FastifyBaseLogger;
+  const child = logger.child;
+  logger.child = function (this: FastifyBaseLogger, ...args: Parameters<typeof child>) {
+    children++;
+    return child.apply(this, args);
+  } as typeof child;
   const app = Fastify({
-    loggerInstance: log.logger as FastifyBaseLogger,
-    childLoggerFactory: lazyChildLoggerFactory,
+    logger: false,
+    childLoggerFactory: requestLoggerFactory(logger),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
   });
@@ -43,14 +53,11 @@ async function appWith(level: string) {
     request.log.debug('never written at warn');
     return { ok: true };
   });
+  app.get('/twice', (_request, reply) => {
+    void reply.send({ first: true });
+    return { second: true };
+  });
   await app.ready();
-  // Count the children asked of fastify's logger, the parent of every request logger.
-  let children = 0;
-  const child = app.log.child.bind(app.log);
-  app.log.child = ((...args: Parameters<typeof child>) => {
-    children++;
-    return child(...args);
-  }) as typeof app.log.child;
   return { app, ...log, children: () => children };
 }
 
@@ -82,22 +89,41 @@ test('lazy request logger: nothing is made while nothing logs; errors are logged
   await app.close();
 });
 
-test('lazy request logger: a child per logging request only, with fastify’s request lines at info', async () => {
+test('lazy request logger: a child per logging request only; fastify’s own warnings reach the service’s logger', async () => {
   const quiet = await appWith('warn');
   const start = quiet.children();
   for (let i = 0; i < 5; i++) await quiet.app.inject({ url: '/ok' });
   assert.equal(quiet.children(), start, 'no pino child for requests that log nothing');
   await quiet.app.inject({ url: '/boom' });
   assert.equal(quiet.children(), start + 1, 'one for the request that logged');
-  await quiet.app.close();
-
-  const chatty = await appWith('info');
-  const res = await chatty.app.inject({ url: '/ok' });
+  // A handler that sends and also returns: fastify warns through the request's logger, as it did with its own.
+  const twice = await quiet.app.inject({ url: '/twice' });
   await flush();
-  assert.equal(chatty.children(), 1);
-  const mine = chatty.lines.filter((l) => l.reqId === res.headers['x-request-id']);
-  assert.deepEqual(mine.map((l) => l.msg), ['incoming request', 'request completed'], JSON.stringify(mine));
-  assert.equal((mine[1]!.res as { statusCode: number }).statusCode, 200, 'fastify’s serializers apply');
-  assert.deepEqual(Object.keys(mine[0]!.req as object).sort(), ['host', 'method', 'remoteAddress', 'url']);
-  await chatty.app.close();
+  const warning = quiet.lines.find((l) => l.reqId === twice.headers['x-request-id']);
+  assert.match(String(warning?.msg), /Reply was already sent/, JSON.stringify(quiet.lines));
+  await quiet.app.close();
+});
+
+test('the service at LOG_LEVEL=info: fastify’s request lines with the request id and its serializers, and none at warn', async () => {
+  const chatty = await startTestRuntime({ LOG_LEVEL: 'info', PROCESS_ROLE: 'api' });
+  try {
+    const res = await chatty.app.inject({ url: '/healthz' });
+    await flush();
+    const mine = chatty.logs.filter((l) => l.reqId === res.headers['x-request-id']);
+    assert.deepEqual(mine.map((l) => l.msg), ['incoming request', 'request completed'], JSON.stringify(mine));
+    assert.deepEqual(mine[1]!.res, { statusCode: 200 }, 'fastify’s serializers apply');
+    assert.equal(typeof mine[1]!.responseTime, 'number');
+    assert.deepEqual(Object.keys(mine[0]!.req as object).sort(), ['host', 'method', 'remoteAddress', 'url']);
+  } finally {
+    await chatty.close();
+  }
+  const quiet = await startTestRuntime({ LOG_LEVEL: 'warn', PROCESS_ROLE: 'api' });
+  try {
+    const before = quiet.logs.length;
+    assert.equal((await quiet.app.inject({ url: '/healthz' })).statusCode, 200);
+    await flush();
+    assert.equal(quiet.logs.length, before, 'nothing for a successful request at warn');
+  } finally {
+    await quiet.close();
+  }
 });

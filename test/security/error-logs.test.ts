@@ -8,7 +8,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Database } from '../../src/db/database.js';
 import { registerErrorHandling } from '../../src/http/error-handler.js';
-import { lazyChildLoggerFactory } from '../../src/http/request-logger.js';
+import { requestLoggerFactory } from '../../src/http/request-logger.js';
 import { errorText } from '../../src/log-errors.js';
 import { loggerOptions } from '../../src/logger.js';
 import { createTestDatabase } from '../support/database.js';
@@ -56,7 +56,7 @@ function insertCandidate(opts: { scrubbedText: string | null }) {
 
 test('a 500 on a database error logs its SQLSTATE, constraint, table and column, never the failing row or the key', async () => {
   const { logger, lines, parsed } = captured();
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, childLoggerFactory: lazyChildLoggerFactory });
+  const app = Fastify({ logger: false, childLoggerFactory: requestLoggerFactory(logger as FastifyBaseLogger) });
   registerErrorHandling(app);
   app.post('/not-null', async () => insertCandidate({ scrubbedText: null }));
   app.post('/unique', async () => {
