@@ -1,4 +1,4 @@
-// The request logger (request.log) is created only when something logs through it.
+// The request logger (request.log): a child of the service's logger, created only when something logs through it.
 // fastify's default makes a pino child per request (bindings serialized, redaction applied) even when nothing is
 // logged, which at LOG_LEVEL=warn is the case for every successful request. A line that is logged carries the same
 // bindings (reqId) as before: the child is made, with the same arguments, on the first enabled call.
@@ -92,7 +92,7 @@ function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, o
 }
 
 /** A request and a reply in a log line, as fastify's own logger writes them (its lib/logger-pino.js). */
-export const requestSerializers = {
+const requestSerializers = {
   req: (request: FastifyRequest) => ({
     method: request.method,
     url: request.url,
