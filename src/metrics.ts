@@ -12,7 +12,7 @@ interface Series {
 /**
  * A histogram exposed exactly like prom-client's (same families, labels and order), whose labelled children observe
  * with a loop over the bounds and three additions. prom-client's child validates and hashes its labels and looks the
- * series up on every observation, a few microseconds that every HTTP request paid in its onResponse hook.
+ * series up on every observation, a few microseconds that every HTTP request paid in its duration hook.
  */
 export class LabelledHistogram<T extends string> {
   readonly type = 'histogram';
