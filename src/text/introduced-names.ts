@@ -2,10 +2,11 @@
 // I'm Sam", "colleagues call me Sam Keller", "Sam Keller here —", "This is Sam Keller", a sign-off ("Regards,\nSam
 // Keller", "signed, Sam Keller"), a dash line ending the text ("— Sam Keller"), and a contact or referee label
 // ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"; in
-// brackets a manager's, a supervisor's or a ref's too: "Jane Roe (manager: John Smith)"), and the lines under a
-// references heading ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman
-// Sachs – Jane Doe, CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text
-// shows, removed wherever they are written.
+// brackets a manager's, a supervisor's, a ref's or a relation's too, and whom the brackets name next: "Jane Roe
+// (manager: John Smith; peer: Sam Keller)", "(reports to: John Smith)"), and the lines under a references heading
+// ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman Sachs – Jane Doe,
+// CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text shows, removed wherever
+// they are written.
 //
 // The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
 // "This is Kubernetes"), and a wrong guess removes its words from the whole text. So a name here is one to three
@@ -86,11 +87,14 @@ const SIGNOFF_RE = new RegExp(
 // "— Sam Keller" on the last line: how a letter is signed. An ASCII hyphen is a bullet ("- Public Speaking").
 const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${TITLE}${NAME}`, 'u');
 // A label that names a person only right after an opening bracket and before a colon, in another's entry or after an
-// employer ("Jane Roe (manager: John Smith)", "Acme (ref: Jane Roe)"): elsewhere "Engineering Manager: Stripe Atlas"
-// is a title and its employer. "ref" also refers to a document ("(ref: Annual Report)"): its value needs a title or a
-// common given name (findIntroducedNames).
+// employer ("Jane Roe (manager: John Smith)", "Acme (ref: Jane Roe)", "(reports to: John Smith)"): elsewhere
+// "Engineering Manager: Stripe Atlas" is a title and its employer. "ref" also refers to a document ("(ref: Annual
+// Report)"), and a relation to a role ("(reports to: Head of Data)"): their value needs a title or a common given name
+// (GIVEN_OR_TITLED_LABEL), as a relation's does without a colon (findFurtherReferees).
 const BRACKETED_LABEL =
-  '(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF)[ \\t]*:';
+  '(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF|' +
+  '[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO)[ \\t]*:';
+const GIVEN_OR_TITLED_LABEL = /^(?:ref|report(?:s|ing)[ \t]+to)[ \t]*:/i;
 const LABEL_RE = new RegExp(
   `(?<![\\p{L}])(?:${BRACKETED_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
   'gu',
@@ -116,7 +120,7 @@ const FURTHER_REFEREE_RE = new RegExp(
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
 const REFERENCE_LINE_CHARS = 400;
-const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor/i;
+const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report/i;
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
 // word that goes on about the person.
@@ -193,18 +197,21 @@ const firstWordGiven = (name: string): boolean => isGivenName(name.split(/[ \t]/
  * commaLists: a comma separates referees, as on a label's line ("References: John Doe (manager), Jane Roe (peer)").
  * Elsewhere a name needs a title, or a common given name after words of a relation, or one after a column, a dash, a
  * bracket or a comma when the line starts with no person's name (afterPerson false): after one, that is where its
- * employer stands ("Jane Roe, CTO, Charles Schwab"). Returns whether a name stands right after the first: then the
- * first is an employer ("Goldman Sachs – Jane Doe, CTO").
+ * employer stands ("Jane Roe, CTO, Charles Schwab"). inBrackets: the line is what a label's brackets hold after the
+ * person it names, to the closing one ("(Contact: Jane Roe, Sam Keller)"): a name there needs a title or a common given
+ * name whatever separates it, as a list there goes on with an employer or a title too ("(Contact: Jane Roe, Acme
+ * Corp)", "(ref: John Smith, Goldman Sachs)"). Returns whether a name stands right after the first: then the first is an
+ * employer ("Goldman Sachs – Jane Doe, CTO").
  */
-function findFurtherReferees(line: string, from: number, commaLists: boolean, afterPerson: boolean, names: Set<string>): boolean {
+function findFurtherReferees(line: string, from: number, commaLists: boolean, afterPerson: boolean, names: Set<string>, inBrackets = false): boolean {
   const rest = line.slice(from);
   let next = false;
   for (const m of rest.matchAll(FURTHER_REFEREE_RE)) {
-    const listed = m[1]!.startsWith(')') || m[1] === ';' || (commaLists && m[1] === ',');
+    const listed = !inBrackets && (m[1]!.startsWith(')') || m[1] === ';' || (commaLists && m[1] === ','));
     const titled = m[2] !== '';
     const related = /\p{L}/u.test(m[1]!);
-    if (!listed && !titled && !((related || !afterPerson) && firstWordGiven(m[3]!))) continue;
-    if (decide('label', rest, m, m[3]!, titled, false, names, titled || related) && !/\S/.test(rest.slice(0, m.index))) next = true;
+    if (!listed && !titled && !((related || !afterPerson || inBrackets) && firstWordGiven(m[3]!))) continue;
+    if (decide('label', rest, m, m[3]!, titled, false, names, inBrackets || titled || related) && !/\S/.test(rest.slice(0, m.index))) next = true;
   }
   // Scrubbed again, the name after the employer is a placeholder: the employer stays (scrubbing is idempotent).
   return next || PLACEHOLDER_NEXT.test(rest);
@@ -219,6 +226,22 @@ function findNextReferees(text: string, from: number, read: number, names: Set<s
   const line = text.slice(start, Math.max(start, from + REFERENCE_LINE_CHARS)).split('\n', 1)[0]!;
   findFurtherReferees(line, 0, true, true, names);
   return start + line.length;
+}
+
+/**
+ * What the brackets a label opens hold after its value at `from`, to the bracket that closes them, on its line ("(ref:
+ * John Smith (CTO), Jane Doe)": a referee's role in brackets inside them too).
+ */
+function restInBrackets(text: string, from: number): string {
+  const end = Math.min(text.length, from + REFERENCE_LINE_CHARS);
+  let depth = 1;
+  for (let i = from; i < end; i++) {
+    const c = text[i];
+    if (c === '\n') return text.slice(from, i);
+    if (c === '(' || c === '[') depth++;
+    else if ((c === ')' || c === ']') && --depth === 0) return text.slice(from, i);
+  }
+  return text.slice(from, end);
 }
 
 /** A line that heads the next section: words of headings only ("Hobbies", "Work Experience", "EDUCATION:"). */
@@ -303,11 +326,21 @@ export function findIntroducedNames(text: string, found: string[]): void {
   const dash = DASH_RE.exec(last);
   if (dash) decide('dash', last, dash, dash[1]!, false, false, names);
   let read = 0;
+  let readInBrackets = 0;
   for (const m of text.matchAll(LABEL_RE)) {
     const titled = m[1] !== '';
-    if (/^ref[ \t]*:/i.test(m[0]) && !titled && !firstWordGiven(m[2]!)) continue;
-    decide('label', text, m, m[2]!, titled, false, names, OPENS_BRACKET.test(text.slice(Math.max(0, m.index - 4), m.index)));
-    if (/^r/i.test(m[0])) read = findNextReferees(text, m.index + m[0].length, read, names);
+    if (GIVEN_OR_TITLED_LABEL.test(m[0]) && !titled && !firstWordGiven(m[2]!)) continue;
+    const inBrackets = OPENS_BRACKET.test(text.slice(Math.max(0, m.index - 4), m.index));
+    decide('label', text, m, m[2]!, titled, false, names, inBrackets);
+    // Further people in its brackets ("(manager: John Smith; peer: Jane Roe)"), read once where one label's brackets
+    // hold another's, and on a referee or references label's line, which lists referees (not on a ref's or a reporting
+    // manager's: "(ref: John Smith, Goldman Sachs; Berlin)").
+    if (inBrackets && m.index >= readInBrackets) {
+      const rest = restInBrackets(text, m.index + m[0].length);
+      findFurtherReferees(rest, 0, false, true, names, true);
+      readInBrackets = m.index + m[0].length + rest.length;
+    }
+    if (/^refer/i.test(m[0])) read = findNextReferees(text, m.index + m[0].length, read, names);
   }
   if (/refer/i.test(text)) for (const m of text.matchAll(REFERENCES_HEADING_RE)) findReferees(text, m.index + m[0].length, names);
   found.push(...names);

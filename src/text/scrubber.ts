@@ -88,8 +88,14 @@ import { isSkillForm } from './skills.js';
  *    "(ref: Annual Report)" stays). Kept: what a label naming no person introduces in brackets ("(Stack: Node,
  *    Postgres)", "(Skills: Python, Go)"), and a title ending in Manager before its employer ("Engineering Manager:
  *    Stripe Atlas").
+ * 14: in such brackets, a relation with a colon before a title or a common given name ("Jane Roe (reports to: John
+ *    Smith)", "(reporting to: Dr. Jane Roe)"), and each further person with a title or a common given name ("(ref: John
+ *    Smith, Jane Doe)", "(manager: John Smith; peer: Jane Roe)"). Kept: an employer, a title or a stack after the person
+ *    ("(Contact: Jane Roe, Acme Corp)", "(manager: John Smith, CTO)", "(ref: John Smith, Goldman Sachs; Berlin)": a
+ *    ref's or a reporting manager's line lists no referees, as a references label's does), a role after a relation
+ *    ("(reports to: Head of Data)").
  */
-export const SCRUB_RULES_VERSION = 13;
+export const SCRUB_RULES_VERSION = 14;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

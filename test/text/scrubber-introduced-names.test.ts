@@ -104,6 +104,35 @@ const removed: Array<[string, string, string]> = [
     'Acme Corp (Contact: [NAME])\nGlobex [Contact: [NAME]]\n(Referee: [NAME])\n[Manager: [NAME]]',
   ],
   ['a person a label names in brackets inside a referee’s entry', 'References\nJane Roe (manager: John Smith)\n[PHONE]', 'References\n[NAME] (manager: [NAME])\n[PHONE]'],
+  // A relation with a colon is such a label, with a title or a common given name as without one.
+  [
+    'a relation with a colon in brackets',
+    'Software Engineer, Acme (reports to: John Smith)\nData Analyst, Globex [Reporting to: Dr. Priya Raman]\nReferences\nJane Roe (reporting to: Sam Keller)\n[PHONE]',
+    'Software Engineer, Acme (reports to: [NAME])\nData Analyst, Globex [Reporting to: Dr. [NAME]]\nReferences\n[NAME] (reporting to: [NAME])\n[PHONE]',
+  ],
+  // Further people in the same brackets, each with a title or a common given name, after any separator or label.
+  [
+    'a second person in a label’s brackets',
+    'Intern, Initech (ref: John Smith, Jane Doe)\nAcme Corp (Contact: Jane Roe, Sam Keller)\nGlobex (manager: John Smith; peer: Jane Roe)\nHooli [supervisor: Mark Lee, Dr. Xiaoming Zhang]',
+    'Intern, Initech (ref: [NAME], [NAME])\nAcme Corp (Contact: [NAME], [NAME])\nGlobex (manager: [NAME]; peer: [NAME])\nHooli [supervisor: [NAME], Dr. [NAME]]',
+  ],
+  // A references label lists referees on its line in brackets too, as the next of a list.
+  [
+    'referees a references label in brackets lists',
+    'Globex (References: John Doe (manager), Xiaoming Zhang (peer))\nAcme [Referee: Mark Lee], Priya Raman (Initech)',
+    'Globex (References: [NAME] (manager), [NAME] (peer))\nAcme [Referee: [NAME]], [NAME] (Initech)',
+  ],
+  // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
+  // employers and places on the lines after; a references label's line lists referees, not a manager's.
+  [
+    'an employer, a title or a stack after a person in a label’s brackets',
+    'Acme (Contact: Jane Roe, Acme Corp)\nGlobex (manager: John Smith, CTO)\nInitech (ref: Sam Keller, Goldman Sachs; Berlin)\n' +
+      'Hooli (reporting manager: Mark Lee, Goldman Sachs; Berlin)\nUmbrella (supervisor: Ann Chen; Stack: Node, Postgres)\n' +
+      'Senior Engineer (Charles Schwab)\nEngineering Manager: Stripe Atlas\nMountain View, CA',
+    'Acme (Contact: [NAME], Acme Corp)\nGlobex (manager: [NAME], CTO)\nInitech (ref: [NAME], Goldman Sachs; Berlin)\n' +
+      'Hooli (reporting manager: [NAME], Goldman Sachs; Berlin)\nUmbrella (supervisor: [NAME]; Stack: Node, Postgres)\n' +
+      'Senior Engineer (Charles Schwab)\nEngineering Manager: Stripe Atlas\nMountain View, CA',
+  ],
   ['a referee on a line of its own inside another’s entry', 'References\nJane Roe\nCTO\nJohn Doe\nGoldman Sachs', 'References\n[NAME]\nCTO\n[NAME]\nGoldman Sachs'],
   // Headings over referees in other words: "available" alone hands the list over.
   ['referees under a References available heading', 'REFERENCES AVAILABLE\nJane Roe, CTO, Acme\n[PHONE]', 'REFERENCES AVAILABLE\n[NAME], CTO, Acme\n[PHONE]'],
@@ -175,6 +204,8 @@ const kept: Array<[string, string]> = [
   ['the same in brackets inside a referee’s entry', 'References\n[NAME], Senior Engineer (Charles Schwab)\n[NAME], Lead (Tools: Jira, Confluence)\n[NAME] (Client: Charles Schwab)'],
   // "ref" also refers to a document: a value with no title and no common given name stays.
   ['a document after ref in brackets', 'Quarterly filing (ref: Annual Report)\nMigration plan [Ref: Case Study]'],
+  // A relation with a colon to a role: a value with no title and no common given name stays.
+  ['a role after a relation with a colon in brackets', 'Team Lead (reports to: Head of Data)\nEngineer [reporting to: VP Engineering]\nAnalyst (Reports to: Goldman Sachs Board)'],
   // Outside brackets a manager label after a title is the title's, and an employer follows it.
   ['a title ending in Manager, then its employer', 'Engineering Manager: Stripe Atlas, 2019–2023\nProduct Manager: Charles Schwab'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
