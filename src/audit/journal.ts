@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createBatchWriter } from '../db/batch-writer.js';
-import { databaseFault, type Queryable } from '../db/database.js';
+import { databaseOutage, type Queryable } from '../db/database.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { ledgerInsertSql } from '../usage/usage-store.js';
 
@@ -101,7 +101,7 @@ export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error
     lingerMs: LINGER_MS,
     writeBatch: (rows) => writeJournalRows(deps.db, rows),
     // A batch committed whose answer was lost is not charged twice when tried again: each ledger row has its entryId.
-    outage: { is: (err) => ['database_unavailable', 'database_busy'].includes(databaseFault(err) ?? ''), waitMs: OUTAGE_WAIT_MS },
+    outage: { is: databaseOutage, waitMs: OUTAGE_WAIT_MS },
     // A batch that keeps failing is written row by row, so a bad row loses only itself, and each loss is loud.
     onLost: (err, row) => {
       // The answer was paid for and used: the gap in the ledger must be loud, with everything needed to repair it.

@@ -243,6 +243,16 @@ export function databaseFault(err: unknown): DatabaseFault | undefined {
 const NOT_SENT_MESSAGE = /^(timeout expired|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Cannot use a pool after calling end)$/;
 
 /**
+ * The database was away or busy: a fault that passes if waited out (the journal's batches, a run's reads). Whether
+ * the statement may be sent again is the caller's question: a read's may (nothing of it stays), a write's only if it
+ * certainly did not apply (unappliedOutage).
+ */
+export function databaseOutage(err: unknown): boolean {
+  const fault = databaseFault(err);
+  return fault === 'database_unavailable' || fault === 'database_busy';
+}
+
+/**
  * Whether a statement failed because the database was away or busy and certainly took no effect, so that sending it
  * again cannot apply it twice: it never left (no connection could be opened, or none came free: database_busy), its
  * write failed (write EPIPE: the server had already closed the connection, as in a restart; pg sends a statement's

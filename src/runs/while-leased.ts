@@ -3,21 +3,22 @@
 // sent again while the database is away and the lease lasts: an outage shorter than the lease costs the run a wait,
 // not its attempt, and it goes on as soon as the database answers.
 import { OUTAGE_RETRY_MS as RETRY_MS } from '../db/batch-writer.js';
-import { databaseFault, unappliedOutage, type StatementSender } from '../db/database.js';
+import { databaseOutage, unappliedOutage, type StatementSender } from '../db/database.js';
 import type { Logger } from 'pino';
 import { createFailureStreak, type FailureStreak } from './failure-streak.js';
 import { LeaseLostError } from './run-queue.js';
 import type { ActiveRun } from './worker.js';
 
 /**
- * Sends a statement until it succeeds; by default a write's, as this tells. A write the database was away or busy for and certainly did not apply
- * (unappliedOutage: it never left, or the server refused it) is sent again every RETRY_MS (as often as the journal
+ * Sends a statement until it succeeds; by default a write's, as told here. A write the database was away or busy for
+ * and certainly did not apply (unappliedOutage: it never left, or the server refused it) is sent again every RETRY_MS (as often as the journal
  * tries a batch again) until the lease would run out (by the worker's conservative clock), or the run was given up
  * (lease ran out or lost, shutdown): then it fails, and the attempt with it, as before. Any other error is thrown at
  * once: a write refused for a lost lease (fencing), a timeout, and a write whose connection was lost after it was
  * sent, which may have committed: sent again it could add its events twice, so the attempt fails and the next claim
  * reads what landed (the checkpoint and the entries). `streak` hears of each failure waited out, and of the success.
- * `again` says which failures are waited out instead (a read's are not a write's: see outage).
+ * `again` says which failures are waited out instead: a read's are any outage (databaseOutage), also one whose
+ * connection was lost after it was sent, as nothing of a read stays; a statement timeout or a conflict is none.
  */
 export async function whileLeased<T>(
   run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>,
@@ -38,16 +39,6 @@ export async function whileLeased<T>(
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   }
-}
-
-/**
- * Whether a read can be sent again: the database was away or busy. Unlike a write's, a read's outcome does not matter
- * (nothing of it stays), so one whose connection was lost after it was sent is sent again too. A statement timeout
- * or a conflict is not an outage: it fails the attempt, as a write's does.
- */
-export function outage(err: unknown): boolean {
-  const fault = databaseFault(err);
-  return fault === 'database_unavailable' || fault === 'database_busy';
 }
 
 /** Sends a write of the run it was made for, and sends it again while the database is away (see leasedWrites). */
@@ -72,10 +63,10 @@ export function leasedWrites(run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>,
 
 /**
  * How a run's reads are sent: again while the database is away and the run still holds its lease (whileLeased with
- * outage), the failures logged as a streak (`run read failed`, then `run read works again`). A read has no lease to
- * be refused for: a run taken meanwhile learns of it from its next write or the heartbeat.
+ * databaseOutage), the failures logged as a streak (`run read failed`, then `run read works again`). A read has no
+ * lease to be refused for: a run taken meanwhile learns of it from its next write or the heartbeat.
  */
 export function leasedReads(run: Pick<ActiveRun, 'abortReason' | 'leaseUntil'>, runLog: Logger): LeasedRead {
   const streak = createFailureStreak({ log: runLog, what: 'run read' });
-  return (read) => whileLeased(run, read, { streak, again: outage });
+  return (read) => whileLeased(run, read, { streak, again: databaseOutage });
 }

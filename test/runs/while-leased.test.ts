@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
+import { databaseOutage } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
-import { outage, whileLeased } from '../../src/runs/while-leased.js';
+import { whileLeased } from '../../src/runs/while-leased.js';
 
 // As pg and Node report them (see test/db/database-faults.test.ts for the real ones).
 const syscallError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
@@ -89,7 +90,7 @@ test('a read is sent again after any outage, its connection lost after it was se
     const read = await whileLeased(leased(), async () => {
       if (++calls < 2) throw fault();
       return 'read';
-    }, { again: outage });
+    }, { again: databaseOutage });
     assert.equal(read, 'read');
     assert.equal(calls, 2, String(fault().cause));
   }
@@ -99,11 +100,11 @@ test('a read is sent again after any outage, its connection lost after it was se
       whileLeased(leased(), async () => {
         calls++;
         throw other;
-      }, { again: outage }),
+      }, { again: databaseOutage }),
       (e) => e === other,
     );
     assert.equal(calls, 1, other.message);
   }
   // As a write's, only while the lease lasts.
-  await assert.rejects(whileLeased({ abortReason: null, leaseUntil: 1_400 }, async () => { throw refused(); }, { now: () => 1_000, again: outage }), DatabaseFaultError);
+  await assert.rejects(whileLeased({ abortReason: null, leaseUntil: 1_400 }, async () => { throw refused(); }, { now: () => 1_000, again: databaseOutage }), DatabaseFaultError);
 });
