@@ -2,8 +2,10 @@
 // I'm Sam", "colleagues call me Sam Keller", "Sam Keller here —", "This is Sam Keller", a sign-off ("Regards,\nSam
 // Keller", "signed, Sam Keller"), a dash line ending the text ("— Sam Keller"), and a contact or referee label
 // ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"; in
-// brackets a manager's, a supervisor's, a ref's or a relation's too, and whom the brackets name next: "Jane Roe
-// (manager: John Smith; peer: Sam Keller)", "(reports to: John Smith)"), and the lines under a references heading
+// brackets a manager's, a supervisor's, a ref's, a lead's, an advisor's or a relation's too, a dash for the colon, and
+// whom the brackets name next: "Jane Roe (manager: John Smith; peer: Sam Keller)", "(reports to: John Smith)", "(lead:
+// John Smith and Jane Doe)", "(Manager – John Smith)"; at a line's start a manager's: "Manager: John Smith"), and the
+// lines under a references heading
 // ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman Sachs – Jane Doe,
 // CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text shows, removed wherever
 // they are written.
@@ -91,14 +93,37 @@ const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${TITLE}${NAME}
 // "Engineering Manager: Stripe Atlas" is a title and its employer. "ref" also refers to a document ("(ref: Annual
 // Report)"), and a relation to a role ("(reports to: Head of Data)"): their value needs a title or a common given name
 // (GIVEN_OR_TITLED_LABEL), as a relation's does without a colon (findFurtherReferees).
+// A label's colon, or a dash that stands for one ("(Manager – John Smith)", "(manager - John Smith)"; a hyphen needs a
+// space before it: "(Manager-led)" is a word).
+const LABEL_SEPARATOR = '(?:[ \\t]*[:–—]|[ \\t]+-)';
+// The relations a label in brackets may name: "(lead: John Smith)", "(advisor: Prof. Jane Roe)", "(PI: Dr. Sam Keller)".
+const RELATION_LABEL =
+  '(?:(?:[Tt]eam|[Tt]ech(?:nical)?|[Pp]roject)[ \\t]+)?[Ll]ead|(?:TEAM|TECH)[ \\t]+LEAD|LEAD|[Aa]dvis[eo]r|ADVIS[EO]R|(?:[Tt]hesis[ \\t]+)?[Ss]upervised[ \\t]+by|' +
+  '[Mm]entor(?:ed[ \\t]+by)?|MENTOR|[Ss]ponsor|SPONSOR|[Cc]oach|COACH|PI';
 const BRACKETED_LABEL =
   '(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF|' +
+  `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})${LABEL_SEPARATOR}`;
+// At a line's start, alone before its colon, a manager's or supervisor's label names a person too ("Manager: John
+// Smith", "- Reporting to: Dr. Jane Roe"); after a title it is the title's ("Engineering Manager: Stripe Atlas").
+const LINE_LABEL =
+  '(?<=(?:^|\\n)[ \\t]{0,8}(?:[-•*·][ \\t]{0,3})?)(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|' +
   '[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO)[ \\t]*:';
-const GIVEN_OR_TITLED_LABEL = /^(?:ref|report(?:s|ing)[ \t]+to)[ \t]*:/i;
+// Labels whose value may be no person ("(ref: Annual Report)", "(reports to: Head of Data)", "(lead: Platform Team)",
+// "Manager: Stripe Atlas"): it needs a title or a common given name, as a relation's does without a colon
+// (findFurtherReferees); so does any value after a dash.
+const GIVEN_OR_TITLED_LABEL = new RegExp(`^(?:ref|report(?:s|ing)[ \\t]+to|${RELATION_LABEL})${LABEL_SEPARATOR}`, 'i');
 const LABEL_RE = new RegExp(
-  `(?<![\\p{L}])(?:${BRACKETED_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
+  `(?<![\\p{L}])(?:${BRACKETED_LABEL}|${LINE_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
+/** Whether a label's value (m of LABEL_RE) needs a title or a common given name to be a person's. */
+function needsGivenOrTitle(m: RegExpExecArray): boolean {
+  const label = m[0].slice(0, m[0].length - m[1]!.length - m[2]!.length).trimEnd();
+  if (GIVEN_OR_TITLED_LABEL.test(label)) return true;
+  // A manager's or supervisor's label at a line's start, or one with a dash: "Manager: Stripe Atlas", "(Manager – Payments)".
+  const bracketed = OPENS_BRACKET.test(m.input!.slice(Math.max(0, m.index - 4), m.index));
+  return /^(?:(?:line|direct|former|reporting)[ \t]+)?(?:manager|supervisor)/i.test(label) && (!bracketed || !label.endsWith(':'));
+}
 // An opening bracket right before a label: the closing one ends its value ("Acme (Contact: Jane Roe)").
 const OPENS_BRACKET = /[([][ \t]{0,3}$/;
 // A heading over referees ("References", "REFEREES:", "Personal Referees -", "REFERENCES AVAILABLE"): their names are on
@@ -113,14 +138,14 @@ const REFERENCE_ENTRY_RE = new RegExp(`^[ \\t]{0,8}((?:[-•*·]|\\d{1,2}[.)])[ 
 // Xiaoming Zhang (Globex)"), or after words of a relation ("Acme — reports to John Smith") or a column, a dash, a
 // bracket or a comma ("Goldman Sachs – Jane Doe"), where employers and titles stand too (findFurtherReferees).
 const FURTHER_REFEREE_RE = new RegExp(
-  `(\\)[ \\t]{0,3}[,;]|[,;|/(:]|[ \\t](?:[-–—]|and|to|under)(?=[ \\t]))[ \\t]{0,3}(?:and[ \\t]{1,3})?(${TITLE})${NAME}`,
+  `(\\)[ \\t]{0,3}[,;]|[,;|/(:]|[ \\t](?:[-–—&]|and|to|under)(?=[ \\t]))[ \\t]{0,3}(?:and[ \\t]{1,3})?(${TITLE})${NAME}`,
   'gu',
 );
 /** How many lines under a references heading are read: a few referees, each with a title and a contact line or two. */
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
 const REFERENCE_LINE_CHARS = 400;
-const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report/i;
+const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report|lead|advis|mentor|sponsor|coach|PI/i;
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
 // word that goes on about the person.
@@ -130,7 +155,7 @@ const LINE_END = /^[ \t]*(?:$|\n|[,;|(<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])
 // The same, and a closing bracket, for a referee a title, a relation or a label in brackets names ("Jane Roe (reports to
 // John Smith)", "Acme (Contact: Jane Roe)", "[manager: John Smith]"): a name alone in brackets after a title is its
 // employer's ("Senior Engineer (Charles Schwab)"), and stays.
-const LINE_END_IN_BRACKETS = /^[ \t]*(?:$|\n|[,;|()\]<.!—–]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])/u;
+const LINE_END_IN_BRACKETS = /^[ \t]*(?:$|\n|[,;|()\]<.!—–/]|-[ \t]|\[(?:EMAIL|PHONE|URL)\])|^[ \t]{1,3}(?:and|&)[ \t]/u;
 // "Contact: Mountain View, CA": a place has a state or a country after its comma. Two capitals that abbreviate a job title
 // are none ("Jane Roe, VP Engineering", "Sam Keller, HR Manager").
 const PLACE_AFTER = /^,[ \t]*(?:(?!(?:VP|HR|IT|QA|PM|UX)(?![\p{L}]))[A-Z]{2}(?![\p{L}])|USA|United|England|Scotland|Wales|Ireland|Canada|India|Germany|France|Spain|Italy|Australia|Netherlands)/u;
@@ -329,7 +354,7 @@ export function findIntroducedNames(text: string, found: string[]): void {
   let readInBrackets = 0;
   for (const m of text.matchAll(LABEL_RE)) {
     const titled = m[1] !== '';
-    if (GIVEN_OR_TITLED_LABEL.test(m[0]) && !titled && !firstWordGiven(m[2]!)) continue;
+    if (!titled && needsGivenOrTitle(m) && !firstWordGiven(m[2]!)) continue;
     const inBrackets = OPENS_BRACKET.test(text.slice(Math.max(0, m.index - 4), m.index));
     decide('label', text, m, m[2]!, titled, false, names, inBrackets);
     // Further people in its brackets ("(manager: John Smith; peer: Jane Roe)"), read once where one label's brackets

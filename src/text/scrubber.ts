@@ -94,8 +94,15 @@ import { isSkillForm } from './skills.js';
  *    ("(Contact: Jane Roe, Acme Corp)", "(manager: John Smith, CTO)", "(ref: John Smith, Goldman Sachs; Berlin)": a
  *    ref's or a reporting manager's line lists no referees, as a references label's does), a role after a relation
  *    ("(reports to: Head of Data)").
+ * 15: in such brackets, a person only "and", "&" or "/" separates from the next ("(ref: John Smith and Jane Doe)",
+ *    "(supervisor: Mark Lee / Ann Chen)"); a lead, an advisor, a mentor, a sponsor, a coach or a PI there, and any of
+ *    these labels with a spaced dash for its colon, before a title or a common given name ("(lead: John Smith)",
+ *    "(advisor: Prof. Jane Roe)", "(Manager – John Smith)"); a manager, supervisor or reports-to label alone at a line's
+ *    start before a title or a common given name ("Manager: John Smith"). Kept: a team, an employer or a role there
+ *    ("(lead: Platform Team)", "(Manager – Payments)", "Manager: Stripe Atlas"), a hyphenated word ("(Manager-led
+ *    squad)").
  */
-export const SCRUB_RULES_VERSION = 14;
+export const SCRUB_RULES_VERSION = 15;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

@@ -122,6 +122,31 @@ const removed: Array<[string, string, string]> = [
     'Globex (References: John Doe (manager), Xiaoming Zhang (peer))\nAcme [Referee: Mark Lee], Priya Raman (Initech)',
     'Globex (References: [NAME] (manager), [NAME] (peer))\nAcme [Referee: [NAME]], [NAME] (Initech)',
   ],
+  // Rules 15: a lead, an advisor, a mentor, a sponsor, a coach or a PI in brackets, with a title or a common given name;
+  // a dash for the colon; a person that only "and", "&" or "/" separates from the next; a manager's or supervisor's
+  // label alone at a line's start, with a title or a common given name.
+  [
+    'a lead, an advisor, a mentor or a PI a label names in brackets',
+    'Software Engineer, Acme (lead: John Smith)\nResearch Assistant, MIT (advisor: Prof. Jane Roe)\nIntern, Initech (mentor: Priya Raman)\n' +
+      'Engineer, Hooli (Tech Lead: Sam Keller)\nScientist, CERN (PI: Dr. Xiaoming Zhang)',
+    'Software Engineer, Acme (lead: [NAME])\nResearch Assistant, MIT (advisor: Prof. [NAME])\nIntern, Initech (mentor: [NAME])\n' +
+      'Engineer, Hooli (Tech Lead: [NAME])\nScientist, CERN (PI: Dr. [NAME])',
+  ],
+  [
+    'a dash for a label’s colon in brackets',
+    'Engineer, Acme (Manager – John Smith)\nAnalyst, Globex (supervisor - Dr. Xiaoming Zhang)\nIntern, Initech [ref — Jane Doe]',
+    'Engineer, Acme (Manager – [NAME])\nAnalyst, Globex (supervisor - Dr. [NAME])\nIntern, Initech [ref — [NAME]]',
+  ],
+  [
+    'two people in a label’s brackets that only and or a slash separates',
+    'Engineer, Acme (ref: John Smith and Jane Doe)\nAnalyst, Globex (supervisor: Mark Lee / Ann Chen)\nIntern, Initech (manager: Sam Keller & Priya Raman)',
+    'Engineer, Acme (ref: [NAME] and [NAME])\nAnalyst, Globex (supervisor: [NAME] / [NAME])\nIntern, Initech (manager: [NAME] & [NAME])',
+  ],
+  [
+    'a manager or supervisor label at a line’s start',
+    'Backend Engineer, Acme 2019–2023\nManager: John Smith\n- Reporting to: Dr. Xiaoming Zhang\nSUPERVISOR: JANE ROE',
+    'Backend Engineer, Acme 2019–2023\nManager: [NAME]\n- Reporting to: Dr. [NAME]\nSUPERVISOR: [NAME]',
+  ],
   // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
   // employers and places on the lines after; a references label's line lists referees, not a manager's.
   [
@@ -208,6 +233,15 @@ const kept: Array<[string, string]> = [
   ['a role after a relation with a colon in brackets', 'Team Lead (reports to: Head of Data)\nEngineer [reporting to: VP Engineering]\nAnalyst (Reports to: Goldman Sachs Board)'],
   // Outside brackets a manager label after a title is the title's, and an employer follows it.
   ['a title ending in Manager, then its employer', 'Engineering Manager: Stripe Atlas, 2019–2023\nProduct Manager: Charles Schwab'],
+  // What a lead, an advisor or a dash introduces with neither a title nor a common given name is a team, an employer or
+  // a role; a hyphen without a space before it joins words; at a line's start a manager label needs a person's name too.
+  [
+    'a team, an employer or a role after a relation label or a dash in brackets',
+    'Team Lead (lead: Platform Team)\nData Team (advisor: Acme Ventures)\nEngineer (Manager – Payments)\nEngineer (Manager-led squad)\n' +
+      'Scientist (PI: Grant Office)\nTeam (mentor: Open Source Guild)',
+  ],
+  ['a manager label at a line’s start before an employer', 'Manager: Stripe Atlas\nSupervisor: Goldman Sachs Operations\nReports to: Head of Data'],
+  ['a document joined by and after ref in brackets', 'Quarterly filing (ref: Annual Report and Accounts)'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 
