@@ -4,7 +4,8 @@
 // ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"; in
 // brackets a manager's, a supervisor's, a ref's, a lead's, an advisor's or a relation's too, a dash for the colon, and
 // whom the brackets name next: "Jane Roe (manager: John Smith; peer: Sam Keller)", "(reports to: John Smith)", "(lead:
-// John Smith and Jane Doe)", "(Manager – John Smith)"; at a line's start a manager's: "Manager: John Smith"), and the
+// John Smith and Jane Doe)", "(hiring manager: Jane Roe)", "(client contact: John Smith)"; at a line's start a manager's or a
+// lead's: "Manager: John Smith", "Lead: Jane Roe"), and the
 // lines under a references heading
 // ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman Sachs – Jane Doe,
 // CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text shows, removed wherever
@@ -100,14 +101,20 @@ const LABEL_SEPARATOR = '(?:[ \\t]*[:–—]|[ \\t]+-)';
 const RELATION_LABEL =
   '(?:(?:[Tt]eam|[Tt]ech(?:nical)?|[Pp]roject)[ \\t]+)?[Ll]ead|(?:TEAM|TECH)[ \\t]+LEAD|LEAD|[Aa]dvis[eo]r|ADVIS[EO]R|(?:[Tt]hesis[ \\t]+)?[Ss]upervised[ \\t]+by|' +
   '[Mm]entor(?:ed[ \\t]+by)?|MENTOR|[Ss]ponsor|SPONSOR|[Cc]oach|COACH|PI';
+// What a manager's or supervisor's label in brackets may say whose it is: "(hiring manager: John Smith)", "(Engineering
+// Manager: Jane Roe)". Such a label is also a title's ("(Product Manager: Payments App)"): its value needs a title or a
+// common given name.
+const MANAGER_OF =
+  '(?:[Hh]iring|[Pp]roject|[Pp]roduct|[Ee]ngineering|[Pp]rogram(?:me)?|[Aa]ccount|[Dd]elivery|[Gg]eneral|[Tt]eam|[Dd]epartment|[Rr]egional|[Ss]enior)[ \\t]+';
 const BRACKETED_LABEL =
-  '(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF|' +
+  `(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+|${MANAGER_OF})?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF|` +
   `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})${LABEL_SEPARATOR}`;
-// At a line's start, alone before its colon, a manager's or supervisor's label names a person too ("Manager: John
-// Smith", "- Reporting to: Dr. Jane Roe"); after a title it is the title's ("Engineering Manager: Stripe Atlas").
+// At a line's start, alone before its colon, a manager's, a supervisor's or a relation's label names a person too
+// ("Manager: John Smith", "- Reporting to: Dr. Jane Roe", "Mentor: Jane Roe"); after a title it is the title's
+// ("Engineering Manager: Stripe Atlas").
 const LINE_LABEL =
   '(?<=(?:^|\\n)[ \\t]{0,8}(?:[-•*·][ \\t]{0,3})?)(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|' +
-  '[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO)[ \\t]*:';
+  `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})[ \\t]*:`;
 // Labels whose value may be no person ("(ref: Annual Report)", "(reports to: Head of Data)", "(lead: Platform Team)",
 // "Manager: Stripe Atlas"): it needs a title or a common given name, as a relation's does without a colon
 // (findFurtherReferees); so does any value after a dash.
@@ -122,8 +129,11 @@ function needsGivenOrTitle(m: RegExpExecArray): boolean {
   if (GIVEN_OR_TITLED_LABEL.test(label)) return true;
   // A manager's or supervisor's label at a line's start, or one with a dash: "Manager: Stripe Atlas", "(Manager – Payments)".
   const bracketed = OPENS_BRACKET.test(m.input!.slice(Math.max(0, m.index - 4), m.index));
+  if (new RegExp(`^${MANAGER_OF}(?:manager|supervisor)`, 'i').test(label)) return true;
   return /^(?:(?:line|direct|former|reporting)[ \t]+)?(?:manager|supervisor)/i.test(label) && (!bracketed || !label.endsWith(':'));
 }
+// A contact label a word or two after an opening bracket is in brackets too: "(client contact: John Smith)".
+const OPENS_BRACKET_BEFORE_WORDS = /[([][ \t]{0,3}(?:[\p{L}-]{1,20}[ \t]{1,3}){1,2}$/u;
 // An opening bracket right before a label: the closing one ends its value ("Acme (Contact: Jane Roe)").
 const OPENS_BRACKET = /[([][ \t]{0,3}$/;
 // A heading over referees ("References", "REFEREES:", "Personal Referees -", "REFERENCES AVAILABLE"): their names are on
@@ -355,7 +365,8 @@ export function findIntroducedNames(text: string, found: string[]): void {
   for (const m of text.matchAll(LABEL_RE)) {
     const titled = m[1] !== '';
     if (!titled && needsGivenOrTitle(m) && !firstWordGiven(m[2]!)) continue;
-    const inBrackets = OPENS_BRACKET.test(text.slice(Math.max(0, m.index - 4), m.index));
+    const before = text.slice(Math.max(0, m.index - 48), m.index);
+    const inBrackets = OPENS_BRACKET.test(before) || (/^contact/i.test(m[0]) && OPENS_BRACKET_BEFORE_WORDS.test(before));
     decide('label', text, m, m[2]!, titled, false, names, inBrackets);
     // Further people in its brackets ("(manager: John Smith; peer: Jane Roe)"), read once where one label's brackets
     // hold another's, and on a referee or references label's line, which lists referees (not on a ref's or a reporting

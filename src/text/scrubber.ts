@@ -101,8 +101,13 @@ import { isSkillForm } from './skills.js';
  *    start before a title or a common given name ("Manager: John Smith"). Kept: a team, an employer or a role there
  *    ("(lead: Platform Team)", "(Manager – Payments)", "Manager: Stripe Atlas"), a hyphenated word ("(Manager-led
  *    squad)").
+ * 16: in brackets, a manager or supervisor whose kind the label says ("(hiring manager: Jane Roe)", "(Engineering
+ *    Manager: Dr. Jane Roe)") and a contact label a word or two into them ("(client contact: John Smith)"); at a line's
+ *    start, a lead's, a mentor's or an advisor's label alone ("Lead: Jane Roe"); each before a title or a common given
+ *    name but the contact's. Kept: a product, a team or a place there ("(Product Manager: Payments App)", "(Sales
+ *    contact: Berlin Office)", "Lead: Platform Migration").
  */
-export const SCRUB_RULES_VERSION = 15;
+export const SCRUB_RULES_VERSION = 16;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

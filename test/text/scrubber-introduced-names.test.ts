@@ -147,6 +147,16 @@ const removed: Array<[string, string, string]> = [
     'Backend Engineer, Acme 2019–2023\nManager: John Smith\n- Reporting to: Dr. Xiaoming Zhang\nSUPERVISOR: JANE ROE',
     'Backend Engineer, Acme 2019–2023\nManager: [NAME]\n- Reporting to: Dr. [NAME]\nSUPERVISOR: [NAME]',
   ],
+  // Rules 16: a hiring, project or engineering manager in brackets, a contact label a word or two into brackets, and a
+  // lead's, a mentor's or an advisor's label alone at a line's start, each with a title or a common given name.
+  [
+    'a manager whose kind is said, or a contact a word into brackets',
+    'Engineer, Acme (hiring manager: Jane Roe)\nAnalyst, Globex (Engineering Manager: Dr. Xiaoming Zhang)\nIntern, Initech (client contact: John Smith)\n' +
+      'Volunteer, Red Cross (emergency contact: Dr. Priya Raman, Acme Corp)',
+    'Engineer, Acme (hiring manager: [NAME])\nAnalyst, Globex (Engineering Manager: Dr. [NAME])\nIntern, Initech (client contact: [NAME])\n' +
+      'Volunteer, Red Cross (emergency contact: Dr. [NAME], Acme Corp)',
+  ],
+  ['a lead, a mentor or an advisor label at a line’s start', 'Backend Engineer, Acme\nLead: Jane Roe\nMentor: Dr. Xiaoming Zhang\n- Advisor: Prof. Sam Keller', 'Backend Engineer, Acme\nLead: [NAME]\nMentor: Dr. [NAME]\n- Advisor: Prof. [NAME]'],
   // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
   // employers and places on the lines after; a references label's line lists referees, not a manager's.
   [
@@ -242,6 +252,11 @@ const kept: Array<[string, string]> = [
   ],
   ['a manager label at a line’s start before an employer', 'Manager: Stripe Atlas\nSupervisor: Goldman Sachs Operations\nReports to: Head of Data'],
   ['a document joined by and after ref in brackets', 'Quarterly filing (ref: Annual Report and Accounts)'],
+  [
+    'a product, a team or a place after a manager whose kind is said, a contact a word into brackets or a lead at a line’s start',
+    'Developer (Product Manager: Payments App)\nAnalyst (Project Manager – Data Platform)\nEngineer (Sales contact: Berlin Office)\nSupport (regional contact: Berlin)\n' +
+      'Lead: Platform Migration\nTech Lead: Payments Platform\nMentor: Open Source Guild',
+  ],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 
