@@ -4,9 +4,8 @@
 // ("Contact: Sam Keller", "Referee: Dr. Jane Smith, Acme Corp", "References: John Doe (manager), Jane Roe (peer)"; in
 // brackets a manager's, a supervisor's, a ref's, a lead's, an advisor's or a relation's too, a dash for the colon, and
 // whom the brackets name next: "Jane Roe (manager: John Smith; peer: Sam Keller)", "(reports to: John Smith)", "(lead:
-// John Smith and Jane Doe)", "(hiring manager: Jane Roe)", "(client contact: John Smith)"; at a line's start a manager's or a
-// lead's: "Manager: John Smith", "Lead: Jane Roe"), and the
-// lines under a references heading
+// John Smith and Jane Doe)", "(hiring manager: Jane Roe)", "(client contact: John Smith)"; at a line's start a
+// manager's or a lead's: "Manager: John Smith", "Lead: Jane Roe"), and the lines under a references heading
 // ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman Sachs – Jane Doe,
 // CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text shows, removed wherever
 // they are written.
