@@ -138,14 +138,17 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       const read = req.read ?? sendOnce;
       // Stale rows match no skill or location filter: the organisation's are rewritten first, while the queries embed.
       const current = readsScrubbedCopies(req.filters) ? currentCopiesFor(db, req.orgId) : undefined;
-      const vectors = await embedder.embed(queries, {
+      // The queries' words are read while they embed (a model's embedding takes far longer than that statement), and
+      // the term statistics and the pool's size before the lists: the embedded server runs one statement at a time.
+      // Whichever fails first fails the search; the other's outcome is still awaited by Promise.all, never unhandled.
+      const wordsRead = read(() => rarity.tsqueries(req.orgId, queries));
+      const embedding = embedder.embed(queries, {
         orgId: req.orgId,
         ...(call ? { signal: call.signal, runId: call.runId, budget: call.budget, deadline: call.deadline } : {}),
       });
+      const [vectors, tsqueries] = await Promise.all([embedding, wordsRead]);
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
-      // Term statistics (and the pool's size) are read before the lists: the embedded server runs one statement at a time.
-      const tsqueries = await read(() => rarity.tsqueries(req.orgId, queries));
       const exact = (await read(() => rarity.poolSize(req.orgId))) <= exactScanMaxPool;
       await current;
       const statement = listsStatement(req, vectors, tsqueries, fetch, exact);

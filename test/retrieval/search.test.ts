@@ -128,6 +128,26 @@ test('a pool up to the threshold is searched in one statement; a larger one thro
   assert.match(large.log.statements.at(-1)!, /ORDER BY e\.embedding::vector\(512\) <=> \$\d+::vector\(512\) LIMIT/, 'the indexed expression');
 });
 
+test('the queries’ words are read while they embed: a model’s embedding does not wait for that statement, nor it for the embedding', async () => {
+  const local = createLocalEmbedder();
+  const req: SearchRequest = { orgId, queries: ['Go Kubernetes', 'Swift iOS'], filters: {}, excludeIds: [], limit: 10 };
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  const events: string[] = [];
+  // An embedding model that answers only when the test says so.
+  const slow = { model: local.model, dimension: local.dimension, embed: async (texts: string[]) => (events.push('embedding asked'), await answered, events.push('embedding answered'), local.embed(texts)) };
+  const spy: Database = { ...db, query: (text, values) => (events.push(/array_agg\(DISTINCT l\.lexeme\)/.test(text) ? 'words read' : 'other statement'), db.query(text, values)) };
+  const searching = createSearch({ db: spy, embedder: slow }).search(req);
+  // The statement is sent and answered while the embedding is still out.
+  for (let i = 0; i < 200 && !events.includes('words read'); i++) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(events.slice(0, 2).sort(), ['embedding asked', 'words read']);
+  assert.ok(!events.includes('embedding answered'));
+  answer();
+  const [hits, expected] = await Promise.all([searching, createSearch({ db, embedder: local }).search(req)]);
+  assert.deepEqual(hits, expected, 'the same hits as a search that embeds first');
+});
+
 test('the one-scan form returns the lists the per-query form returns when it scans every row, and full-text ranks per query', async () => {
   // The per-query form with index scans off is what it was before the one-scan form, on pools the planner scanned.
   const perQuery = createSearch({ db: recorded(db, { indexScansOff: true }).db, embedder: createLocalEmbedder(), exactScanMaxPool: 0 });
