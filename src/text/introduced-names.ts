@@ -96,10 +96,12 @@ const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${TITLE}${NAME}
 // A label's colon, or a dash that stands for one ("(Manager – John Smith)", "(manager - John Smith)"; a hyphen needs a
 // space before it: "(Manager-led)" is a word).
 const LABEL_SEPARATOR = '(?:[ \\t]*[:–—]|[ \\t]+-)';
-// The relations a label in brackets may name: "(lead: John Smith)", "(advisor: Prof. Jane Roe)", "(PI: Dr. Sam Keller)".
+// The relations a label in brackets may name: "(lead: John Smith)", "(advisor: Prof. Jane Roe)", "(PI: Dr. Sam Keller)",
+// "(reviewer: Jane Roe)", "(director: John Smith)".
 const RELATION_LABEL =
   '(?:(?:[Tt]eam|[Tt]ech(?:nical)?|[Pp]roject)[ \\t]+)?[Ll]ead|(?:TEAM|TECH)[ \\t]+LEAD|LEAD|[Aa]dvis[eo]r|ADVIS[EO]R|(?:[Tt]hesis[ \\t]+)?[Ss]upervised[ \\t]+by|' +
-  '[Mm]entor(?:ed[ \\t]+by)?|MENTOR|[Ss]ponsor|SPONSOR|[Cc]oach|COACH|PI';
+  '[Mm]entor(?:ed[ \\t]+by)?|MENTOR|[Ss]ponsor|SPONSOR|[Cc]oach|COACH|PI|[Pp]rincipal[ \\t]+[Ii]nvestigator|[Rr]eviewer|[Ii]nterviewer|[Rr]ecruiter|' +
+  '[Dd]irector|DIRECTOR|[Bb]oss';
 // What a manager's or supervisor's label in brackets may say whose it is: "(hiring manager: John Smith)", "(Engineering
 // Manager: Jane Roe)". Such a label is also a title's ("(Product Manager: Payments App)"): its value needs a title or a
 // common given name.
@@ -154,7 +156,7 @@ const FURTHER_REFEREE_RE = new RegExp(
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
 const REFERENCE_LINE_CHARS = 400;
-const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report|lead|advis|mentor|sponsor|coach|PI/i;
+const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report|lead|advis|mentor|sponsor|coach|PI|review|recruit|director|boss|investigator/i;
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
 // word that goes on about the person.

@@ -102,10 +102,11 @@ import { isSkillForm } from './skills.js';
  *    ("(lead: Platform Team)", "(Manager – Payments)", "Manager: Stripe Atlas"), a hyphenated word ("(Manager-led
  *    squad)").
  * 16: in brackets, a manager or supervisor whose kind the label says ("(hiring manager: Jane Roe)", "(Engineering
- *    Manager: Dr. Jane Roe)") and a contact label a word or two into them ("(client contact: John Smith)"); at a line's
- *    start, a lead's, a mentor's or an advisor's label alone ("Lead: Jane Roe"); each before a title or a common given
- *    name but the contact's. Kept: a product, a team or a place there ("(Product Manager: Payments App)", "(Sales
- *    contact: Berlin Office)", "Lead: Platform Migration").
+ *    Manager: Dr. Jane Roe)"), a reviewer, a director, a recruiter, a boss or a principal investigator ("(reviewer: Jane
+ *    Roe)"), and a contact label a word or two into them ("(client contact: John Smith)"); at a line's start, any
+ *    relation's label alone ("Lead: Jane Roe", "Director: Jane Roe"); each before a title or a common given name but
+ *    the contact's. Kept: a product, a team or a place there ("(Product Manager: Payments App)", "(Sales contact:
+ *    Berlin Office)", "Lead: Platform Migration", "(Director: Engineering)").
  */
 export const SCRUB_RULES_VERSION = 16;
 

@@ -157,6 +157,11 @@ const removed: Array<[string, string, string]> = [
       'Volunteer, Red Cross (emergency contact: Dr. [NAME], Acme Corp)',
   ],
   ['a lead, a mentor or an advisor label at a line’s start', 'Backend Engineer, Acme\nLead: Jane Roe\nMentor: Dr. Xiaoming Zhang\n- Advisor: Prof. Sam Keller', 'Backend Engineer, Acme\nLead: [NAME]\nMentor: Dr. [NAME]\n- Advisor: Prof. [NAME]'],
+  [
+    'a reviewer, a director, a recruiter or a boss a label names',
+    'Paper, ICSE 2021 (reviewer: Jane Roe)\nAnalyst, Globex (Director: Dr. Xiaoming Zhang)\nLab, MIT (principal investigator: Prof. Sam Keller)\nIntern, Acme (boss: John Smith)\nRecruiter: Priya Raman',
+    'Paper, ICSE 2021 (reviewer: [NAME])\nAnalyst, Globex (Director: Dr. [NAME])\nLab, MIT (principal investigator: Prof. [NAME])\nIntern, Acme (boss: [NAME])\nRecruiter: [NAME]',
+  ],
   // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
   // employers and places on the lines after; a references label's line lists referees, not a manager's.
   [
@@ -255,7 +260,7 @@ const kept: Array<[string, string]> = [
   [
     'a product, a team or a place after a manager whose kind is said, a contact a word into brackets or a lead at a line’s start',
     'Developer (Product Manager: Payments App)\nAnalyst (Project Manager – Data Platform)\nEngineer (Sales contact: Berlin Office)\nSupport (regional contact: Berlin)\n' +
-      'Lead: Platform Migration\nTech Lead: Payments Platform\nMentor: Open Source Guild',
+      'Lead: Platform Migration\nTech Lead: Payments Platform\nMentor: Open Source Guild\nDeveloper (Director: Engineering)\nDirector: Product Design\nAcme (recruiter: Talent Team)',
   ],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
