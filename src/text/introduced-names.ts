@@ -124,14 +124,16 @@ const LABEL_RE = new RegExp(
   `(?<![\\p{L}])(?:${BRACKETED_LABEL}|${LINE_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
+const QUALIFIED_MANAGER_LABEL = new RegExp(`^${MANAGER_OF}(?:manager|supervisor)`, 'i');
+const MANAGER_LABEL = /^(?:(?:line|direct|former|reporting)[ \t]+)?(?:manager|supervisor)/i;
 /** Whether a label's value (m of LABEL_RE) needs a title or a common given name to be a person's. */
 function needsGivenOrTitle(m: RegExpExecArray): boolean {
   const label = m[0].slice(0, m[0].length - m[1]!.length - m[2]!.length).trimEnd();
-  if (GIVEN_OR_TITLED_LABEL.test(label)) return true;
-  // A manager's or supervisor's label at a line's start, or one with a dash: "Manager: Stripe Atlas", "(Manager – Payments)".
-  const bracketed = OPENS_BRACKET.test(m.input!.slice(Math.max(0, m.index - 4), m.index));
-  if (new RegExp(`^${MANAGER_OF}(?:manager|supervisor)`, 'i').test(label)) return true;
-  return /^(?:(?:line|direct|former|reporting)[ \t]+)?(?:manager|supervisor)/i.test(label) && (!bracketed || !label.endsWith(':'));
+  if (GIVEN_OR_TITLED_LABEL.test(label) || QUALIFIED_MANAGER_LABEL.test(label)) return true;
+  // A plain manager's or supervisor's label needs one too at a line's start or with a dash ("Manager: Stripe Atlas",
+  // "(Manager – Payments)"), not with its colon right after a bracket ("(manager: Xiaoming Zhang)").
+  if (!MANAGER_LABEL.test(label)) return false;
+  return !label.endsWith(':') || !OPENS_BRACKET.test(m.input.slice(Math.max(0, m.index - 4), m.index));
 }
 // A contact label a word or two after an opening bracket is in brackets too: "(client contact: John Smith)".
 const OPENS_BRACKET_BEFORE_WORDS = /[([][ \t]{0,3}(?:[\p{L}-]{1,20}[ \t]{1,3}){1,2}$/u;
