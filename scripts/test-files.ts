@@ -2,8 +2,9 @@
 // time: a long file started last runs on alone after everything else has finished, while a long file started first
 // runs beside the many short ones. Every *.test.ts is found here, so a new file is never left out; LONG_FIRST only
 // orders, and a name in it that no longer exists stops `npm test` (the list would be stale).
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /**
  * Longest first, as measured in a whole `npm test` (two files at a time on a shared 2-CPU machine; seconds): each boots
@@ -46,4 +47,70 @@ export function orderTestFiles(files: string[], longFirst: readonly string[] = L
   const twice = longFirst.filter((f, i) => longFirst.indexOf(f) !== i);
   if (twice.length > 0) throw new Error(`scripts/test-files.ts: LONG_FIRST names a file twice: ${twice.join(', ')}`);
   return [...longFirst, ...files.filter((f) => !longFirst.includes(f))];
+}
+
+/**
+ * What would change another file's tests if it shared their process: root-level hooks (node:test runs a process's root
+ * before hooks ahead of its first test and its after hooks at its end, so what one file's before hook starts would be
+ * alive, polling its database, while the other files' tests run: measured, a timing-bound test took 10 instead of 4.8
+ * s; and a beforeEach would run around every file's tests), the environment, globals, the process's listeners, exit
+ * code or directory, and mocked timers or methods. A file without any of these may share a process (mayShareProcess).
+ */
+const CHANGES_THE_PROCESS =
+  /^(?:before|after|beforeEach|afterEach)\(|process\.env(?:\.[A-Za-z_$][\w$]*|\[[^\]\n]*\])\s*(?:=(?!=)|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(\s*process\.env|mock\.(?:timers|method)|globalThis\.[A-Za-z_$][\w$]*\s*=(?!=)|process\.(?:on|once|off|chdir|exit|exitCode|removeAllListeners)\b/m;
+
+/**
+ * Whether a test file's source lets it share a process with other files: each of its tests sets up and tears down what
+ * it uses (t.after), so nothing of it is alive while another file's tests run.
+ */
+export function mayShareProcess(source: string): boolean {
+  return !CHANGES_THE_PROCESS.test(source);
+}
+
+/** How many files share one process: each saves ~1-2 CPU-seconds of starting Node, tsx and the modules they import. */
+export const FILES_PER_PROCESS = 8;
+
+/**
+ * The processes a run starts, in order, each as the files it runs one after another: every file in `longFirst` alone,
+ * first (they start processes of their own or drive Chromium); then the others in the order given, a file that may not
+ * share a process alone, the rest in groups of up to `perProcess`, each group where its last file stands.
+ */
+export function planProcesses(
+  files: string[],
+  mayShare: (file: string) => boolean,
+  longFirst: readonly string[] = LONG_FIRST,
+  perProcess = FILES_PER_PROCESS,
+): string[][] {
+  const plan: string[][] = files.filter((f) => longFirst.includes(f)).map((f) => [f]);
+  let group: string[] = [];
+  for (const file of files) {
+    if (longFirst.includes(file)) continue;
+    if (!mayShare(file)) {
+      plan.push([file]);
+      continue;
+    }
+    group.push(file);
+    if (group.length === perProcess) {
+      plan.push(group);
+      group = [];
+    }
+  }
+  if (group.length) plan.push(group);
+  return plan;
+}
+
+/**
+ * The file each process of a plan runs: a test file (under root), or for a group a module written in dir that imports
+ * its files (named after the first and last, which test reports do not otherwise show). Static imports: every file is
+ * loaded before the first test starts, and node:test then runs their tests in that order, one at a time.
+ */
+export function processFiles(plan: string[][], root: string, dir: string): string[] {
+  return plan.map((files, i) => {
+    if (files.length === 1) return path.join(root, files[0]!);
+    const name = (f: string) => path.basename(f, '.test.ts');
+    const entry = path.join(dir, `${String(i).padStart(3, '0')}-${name(files[0]!)}--${name(files.at(-1)!)}.test.mjs`);
+    const lines = files.map((f) => `import ${JSON.stringify(pathToFileURL(path.join(root, f)).href)};`);
+    writeFileSync(entry, [`// ${files.join(', ')}`, ...lines, ''].join('\n'));
+    return entry;
+  });
 }

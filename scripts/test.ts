@@ -1,22 +1,41 @@
-// npm test's runner: every test file, each in its own process, two at a time, in scripts/test-files.ts's order (long
-// files first); with file arguments, those, in the order given. Not `node --test FILES`: Node 20 sorts the files it is
-// given by path, and node:test's run() keeps the order. Reports as `node --test` does: spec on a terminal, else TAP.
-// package.json starts it with --liftoff-only, which each file's process inherits (below): V8 then runs WebAssembly
+// npm test's runner: every test file, two processes at a time, in scripts/test-files.ts's order (long files first);
+// with file arguments, those, each in its own process, in the order given. Not `node --test FILES`: Node 20 sorts the
+// files it is given by path, and node:test's run() keeps the order. Reports as `node --test` does: spec on a terminal,
+// else TAP.
+// Files that change nothing another file's tests would see (scripts/test-files.ts, mayShareProcess: no root-level
+// hooks, environment, globals, process listeners or mocks) run up to eight to a process, one after another, through a
+// module that imports them: a process of its own cost each file 1-2 CPU-seconds of starting Node, tsx and the modules
+// it imports, and the suite is CPU-bound (docs/benchmarks.md, seventeenth session). The long files and the others run
+// alone as before.
+// package.json starts it with --liftoff-only, which each process inherits (below): V8 then runs WebAssembly
 // with its baseline compiler only, and does not optimise PGlite's hot functions again in the background. A test's
 // database lives seconds, which such optimisation never pays back: a database opened, queried 50 times and closed
 // took 2.6 instead of 3.6 CPU-seconds, and the whole suite 386 s instead of 422 s (2 CPUs, docs/benchmarks.md). The
 // entry points a test starts in a child process get it too (test/support/node-args.ts); the service itself, npm start
 // and the benchmarks run with V8's defaults.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
-import { findTestFiles, orderTestFiles } from './test-files.js';
+import { findTestFiles, mayShareProcess, orderTestFiles, planProcesses, processFiles } from './test-files.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** The file each process runs (processFiles), groups' modules in a new temporary folder that goes when the run ends. */
+function planned(plan: string[][]): string[] {
+  if (!plan.some((files) => files.length > 1)) return plan.map((files) => path.join(ROOT, files[0]!));
+  const dir = mkdtempSync(path.join(tmpdir(), 'tm-test-groups-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return processFiles(plan, ROOT, dir);
+}
+
 const given = process.argv.slice(2);
-const files = given.length > 0 ? given.map((f) => path.resolve(f)) : orderTestFiles(findTestFiles(ROOT)).map((f) => path.join(ROOT, f));
+const files =
+  given.length > 0
+    ? given.map((f) => path.resolve(f))
+    : planned(planProcesses(orderTestFiles(findTestFiles(ROOT)), (f) => mayShareProcess(readFileSync(path.join(ROOT, f), 'utf8'))));
 if (files.length === 0) throw new Error('scripts/test.ts: no test/**/*.test.ts found');
 
 // Each file's process gets this one's --liftoff-only and --import tsx (run() passes on process.execArgv).

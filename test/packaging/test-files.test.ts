@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { findTestFiles, LONG_FIRST, orderTestFiles } from '../../scripts/test-files.js';
+import { findTestFiles, LONG_FIRST, mayShareProcess, orderTestFiles, planProcesses, processFiles } from '../../scripts/test-files.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -74,4 +74,71 @@ test('the runner keeps the order it is given (node --test would sort it), and a 
   const passing = runner('m.test.ts', 'z.test.ts');
   assert.equal(passing.status, 0, passing.stdout + passing.stderr);
   assert.deepEqual([...passing.stdout.matchAll(/^ok \d+ - (\w) passes$/gm)].map((m) => m[1]), ['m', 'z']);
+});
+
+test('a file shares a process only if it changes nothing the others would see: no root-level hook, environment, global, listener or mock', () => {
+  const shared = [
+    "import { test } from 'node:test';\ntest('a', async (t) => {\n  const rt = await start();\n  t.after(() => rt.close());\n});\n",
+    // Reading the environment, comparing a global, a hook inside a test or a suite: its own.
+    "const env = { ...process.env, A: '1' };\nif (process.env.CI === 'true') {}\ntest('b', (t) => { t.before(() => {}); t.beforeEach(() => {}); });\n",
+  ];
+  const alone = [
+    "import { before, test } from 'node:test';\nbefore(async () => { db = await open(); });\ntest('c', () => {});\n",
+    "after(() => db.close());\n",
+    "beforeEach(() => {});\n",
+    "afterEach(() => {});\n",
+    "process.env.LOG_LEVEL = 'debug';\n",
+    "process.env['RUN_LEASE_MS'] ??= '500';\n",
+    'delete process.env.DATABASE_URL;\n',
+    'Object.assign(process.env, { A: 1 });\n',
+    "test('d', (t) => { t.mock.timers.enable(); });\n",
+    "test('e', (t) => { t.mock.method(console, 'log'); });\n",
+    'globalThis.fetch = fake;\n',
+    "process.on('unhandledRejection', () => {});\n",
+    "process.once('exit', () => {});\n",
+    'process.chdir(dir);\n',
+    'process.exitCode = 1;\n',
+  ];
+  for (const source of shared) assert.equal(mayShareProcess(source), true, source);
+  for (const source of alone) assert.equal(mayShareProcess(source), false, source);
+});
+
+test('the plan runs the long files alone first, then groups the files that may share a process, and every file once', () => {
+  const files = ['test/long-b.test.ts', 'test/long-a.test.ts', ...'cdefghijkl'.split('').map((c) => `test/${c}.test.ts`)];
+  const alone = new Set(['test/e.test.ts', 'test/j.test.ts']);
+  const plan = planProcesses(files, (f) => !alone.has(f), ['test/long-b.test.ts', 'test/long-a.test.ts'], 3);
+  assert.deepEqual(plan, [
+    ['test/long-b.test.ts'],
+    ['test/long-a.test.ts'],
+    ['test/e.test.ts'],
+    ['test/c.test.ts', 'test/d.test.ts', 'test/f.test.ts'],
+    ['test/g.test.ts', 'test/h.test.ts', 'test/i.test.ts'],
+    ['test/j.test.ts'],
+    ['test/k.test.ts', 'test/l.test.ts'],
+  ]);
+  // The suite's own plan: every file exactly once, the long ones first and alone.
+  const listed = orderTestFiles(findTestFiles(ROOT));
+  const suite = planProcesses(listed, (f) => mayShareProcess(readFileSync(path.join(ROOT, f), 'utf8')));
+  assert.deepEqual(suite.flat().sort(), [...listed].sort());
+  assert.deepEqual(suite.slice(0, LONG_FIRST.length), LONG_FIRST.map((f) => [f]));
+  assert.ok(suite.some((p) => p.length > 1), 'some files share a process');
+});
+
+test('files sharing a process run in the order given, each test reported, and a failing one fails the run', (t) => {
+  const root = scratch(t, {
+    'test/z.test.ts': "import { test } from 'node:test';\ntest('z passes', () => {});\n",
+    'test/a.test.ts': "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\ntest('a fails', () => assert.equal(1, 2));\n",
+    'test/m.test.ts': "import { test } from 'node:test';\ntest('m passes', () => {});\n",
+  });
+  const groups = path.join(root, 'groups');
+  mkdirSync(groups);
+  const entries = processFiles([['test/z.test.ts', 'test/a.test.ts', 'test/m.test.ts'], ['test/m.test.ts']], root, groups);
+  assert.equal(entries[1], path.join(root, 'test/m.test.ts'), 'a file alone is run as it is');
+  assert.match(path.basename(entries[0]!), /^000-z--m\.test\.mjs$/);
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts', entries[0]!], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 1, run.stdout + run.stderr);
+  assert.deepEqual([...run.stdout.matchAll(/^(?:not )?ok \d+ - (\w) (?:passes|fails)$/gm)].map((m) => m[1]), ['z', 'a', 'm'], run.stdout);
+  assert.match(run.stdout, /^# tests 3$/m);
 });
