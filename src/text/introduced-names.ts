@@ -18,6 +18,7 @@
 // by punctuation, the line's end or a word that ends an introduction ("and", "from"). All patterns start with a literal cue, a separator or a line's start and
 // hold only bounded quantifiers: linear.
 import { COMMON_WORD_NAMES, HONORIFIC, isSkillSurname, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
+import { needsGivenOrTitle, PERSON_LABEL } from './name-labels.js';
 import { isGivenName } from './nicknames.js';
 import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
@@ -88,53 +89,12 @@ const SIGNOFF_RE = new RegExp(
 );
 // "— Sam Keller" on the last line: how a letter is signed. An ASCII hyphen is a bullet ("- Public Speaking").
 const DASH_RE = new RegExp(`^[ \\t]{0,8}(?:—|–|--)[ \\t]{0,3}${TITLE}${NAME}`, 'u');
-// A label that names a person only right after an opening bracket and before a colon, in another's entry or after an
-// employer ("Jane Roe (manager: John Smith)", "Acme (ref: Jane Roe)", "(reports to: John Smith)"): elsewhere
-// "Engineering Manager: Stripe Atlas" is a title and its employer. "ref" also refers to a document ("(ref: Annual
-// Report)"), and a relation to a role ("(reports to: Head of Data)"): their value needs a title or a common given name
-// (GIVEN_OR_TITLED_LABEL), as a relation's does without a colon (findFurtherReferees).
-// A label's colon, or a dash that stands for one ("(Manager – John Smith)", "(manager - John Smith)"; a hyphen needs a
-// space before it: "(Manager-led)" is a word).
-const LABEL_SEPARATOR = '(?:[ \\t]*[:–—]|[ \\t]+-)';
-// The relations a label in brackets may name: "(lead: John Smith)", "(advisor: Prof. Jane Roe)", "(PI: Dr. Sam Keller)",
-// "(reviewer: Jane Roe)", "(director: John Smith)".
-const RELATION_LABEL =
-  '(?:(?:[Tt]eam|[Tt]ech(?:nical)?|[Pp]roject)[ \\t]+)?[Ll]ead|(?:TEAM|TECH)[ \\t]+LEAD|LEAD|[Aa]dvis[eo]r|ADVIS[EO]R|(?:[Tt]hesis[ \\t]+)?[Ss]upervised[ \\t]+by|' +
-  '[Mm]entor(?:ed[ \\t]+by)?|MENTOR|[Ss]ponsor|SPONSOR|[Cc]oach|COACH|PI|[Pp]rincipal[ \\t]+[Ii]nvestigator|[Rr]eviewer|[Ii]nterviewer|[Rr]ecruiter|' +
-  '[Dd]irector|DIRECTOR|[Bb]oss';
-// What a manager's or supervisor's label in brackets may say whose it is: "(hiring manager: John Smith)", "(Engineering
-// Manager: Jane Roe)". Such a label is also a title's ("(Product Manager: Payments App)"): its value needs a title or a
-// common given name.
-const MANAGER_OF =
-  '(?:[Hh]iring|[Pp]roject|[Pp]roduct|[Ee]ngineering|[Pp]rogram(?:me)?|[Aa]ccount|[Dd]elivery|[Gg]eneral|[Tt]eam|[Dd]epartment|[Rr]egional|[Ss]enior)[ \\t]+';
-const BRACKETED_LABEL =
-  `(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+|${MANAGER_OF})?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF|` +
-  `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})${LABEL_SEPARATOR}`;
-// At a line's start, alone before its colon, a manager's, a supervisor's or a relation's label names a person too
-// ("Manager: John Smith", "- Reporting to: Dr. Jane Roe", "Mentor: Jane Roe"); after a title it is the title's
-// ("Engineering Manager: Stripe Atlas").
-const LINE_LABEL =
-  '(?<=(?:^|\\n)[ \\t]{0,8}(?:[-•*·][ \\t]{0,3})?)(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|' +
-  `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})[ \\t]*:`;
-// Labels whose value may be no person ("(ref: Annual Report)", "(reports to: Head of Data)", "(lead: Platform Team)",
-// "Manager: Stripe Atlas"): it needs a title or a common given name, as a relation's does without a colon
-// (findFurtherReferees); so does any value after a dash.
-const GIVEN_OR_TITLED_LABEL = new RegExp(`^(?:ref|report(?:s|ing)[ \\t]+to|${RELATION_LABEL})${LABEL_SEPARATOR}`, 'i');
+// A label and the name after it: a manager's, a supervisor's, a ref's or a relation's in brackets or at a line's start
+// (name-labels.ts), or a contact's or a referee's anywhere ("Contact: Sam Keller", "Referees - Dr. Jane Roe").
 const LABEL_RE = new RegExp(
-  `(?<![\\p{L}])(?:${BRACKETED_LABEL}|${LINE_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
+  `(?<![\\p{L}])(?:${PERSON_LABEL}|(?:[Cc]ontact(?:[ \\t]+[Pp]erson)?|CONTACT|[Rr]eferees?|REFEREES?|[Rr]eferences?|REFERENCES?)[ \\t]*[:\\-–—])[ \\t]*(${TITLE})${NAME}`,
   'gu',
 );
-const QUALIFIED_MANAGER_LABEL = new RegExp(`^${MANAGER_OF}(?:manager|supervisor)`, 'i');
-const MANAGER_LABEL = /^(?:(?:line|direct|former|reporting)[ \t]+)?(?:manager|supervisor)/i;
-/** Whether a label's value (m of LABEL_RE) needs a title or a common given name to be a person's. */
-function needsGivenOrTitle(m: RegExpExecArray): boolean {
-  const label = m[0].slice(0, m[0].length - m[1]!.length - m[2]!.length).trimEnd();
-  if (GIVEN_OR_TITLED_LABEL.test(label) || QUALIFIED_MANAGER_LABEL.test(label)) return true;
-  // A plain manager's or supervisor's label needs one too at a line's start or with a dash ("Manager: Stripe Atlas",
-  // "(Manager – Payments)"), not with its colon right after a bracket ("(manager: Xiaoming Zhang)").
-  if (!MANAGER_LABEL.test(label)) return false;
-  return !label.endsWith(':') || !OPENS_BRACKET.test(m.input.slice(Math.max(0, m.index - 4), m.index));
-}
 // A contact label a word or two after an opening bracket is in brackets too: "(client contact: John Smith)".
 const OPENS_BRACKET_BEFORE_WORDS = /[([][ \t]{0,3}(?:[\p{L}-]{1,20}[ \t]{1,3}){1,2}$/u;
 // An opening bracket right before a label: the closing one ends its value ("Acme (Contact: Jane Roe)").
@@ -367,8 +327,9 @@ export function findIntroducedNames(text: string, found: string[]): void {
   let readInBrackets = 0;
   for (const m of text.matchAll(LABEL_RE)) {
     const titled = m[1] !== '';
-    if (!titled && needsGivenOrTitle(m) && !firstWordGiven(m[2]!)) continue;
     const before = text.slice(Math.max(0, m.index - 48), m.index);
+    const label = m[0].slice(0, m[0].length - m[1]!.length - m[2]!.length).trimEnd();
+    if (!titled && needsGivenOrTitle(label, OPENS_BRACKET.test(before)) && !firstWordGiven(m[2]!)) continue;
     const inBrackets = OPENS_BRACKET.test(before) || (/^contact/i.test(m[0]) && OPENS_BRACKET_BEFORE_WORDS.test(before));
     decide('label', text, m, m[2]!, titled, false, names, inBrackets);
     // Further people in its brackets ("(manager: John Smith; peer: Jane Roe)"), read once where one label's brackets
