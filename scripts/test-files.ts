@@ -100,13 +100,16 @@ export function planProcesses(
 }
 
 /**
- * The file each process of a plan runs: a test file (under root), or for a group a module written in dir that imports
- * its files (named after the first and last, which test reports do not otherwise show). Static imports: every file is
- * loaded before the first test starts, and node:test then runs their tests in that order, one at a time.
+ * The file each process of a plan runs: a test file (under root), or for a group a module written in the folder
+ * groupDir() gives (asked for only if the plan has a group) that imports its files, named after the first and last,
+ * which test reports do not otherwise show. Static imports: every file is loaded before the first test starts, and
+ * node:test then runs their tests in that order, one at a time.
  */
-export function processFiles(plan: string[][], root: string, dir: string): string[] {
+export function processFiles(plan: string[][], root: string, groupDir: () => string): string[] {
+  let dir: string | undefined;
   return plan.map((files, i) => {
     if (files.length === 1) return path.join(root, files[0]!);
+    dir ??= groupDir();
     const name = (f: string) => path.basename(f, '.test.ts');
     const entry = path.join(dir, `${String(i).padStart(3, '0')}-${name(files[0]!)}--${name(files.at(-1)!)}.test.mjs`);
     const lines = files.map((f) => `import ${JSON.stringify(pathToFileURL(path.join(root, f)).href)};`);

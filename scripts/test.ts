@@ -23,19 +23,18 @@ import { findTestFiles, mayShareProcess, orderTestFiles, planProcesses, processF
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The file each process runs (processFiles), groups' modules in a new temporary folder that goes when the run ends. */
-function planned(plan: string[][]): string[] {
-  if (!plan.some((files) => files.length > 1)) return plan.map((files) => path.join(ROOT, files[0]!));
+/** A new temporary folder for the groups' modules (processFiles), removed when the run ends. */
+function groupDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tm-test-groups-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return processFiles(plan, ROOT, dir);
+  return dir;
 }
 
 const given = process.argv.slice(2);
 const files =
   given.length > 0
     ? given.map((f) => path.resolve(f))
-    : planned(planProcesses(orderTestFiles(findTestFiles(ROOT)), (f) => mayShareProcess(readFileSync(path.join(ROOT, f), 'utf8'))));
+    : processFiles(planProcesses(orderTestFiles(findTestFiles(ROOT)), (f) => mayShareProcess(readFileSync(path.join(ROOT, f), 'utf8'))), ROOT, groupDir);
 if (files.length === 0) throw new Error('scripts/test.ts: no test/**/*.test.ts found');
 
 // Each file's process gets this one's --liftoff-only and --import tsx (run() passes on process.execArgv).

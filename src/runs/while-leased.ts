@@ -11,13 +11,13 @@ import type { ActiveRun } from './worker.js';
 
 /**
  * Sends a statement until it succeeds; by default a write's, as told here. A write the database was away or busy for
- * and certainly did not apply (unappliedOutage: it never left, or the server refused it) is sent again every RETRY_MS (as often as the journal
- * tries a batch again) until the lease would run out (by the worker's conservative clock), or the run was given up
- * (lease ran out or lost, shutdown): then it fails, and the attempt with it, as before. Any other error is thrown at
- * once: a write refused for a lost lease (fencing), a timeout, and a write whose connection was lost after it was
- * sent, which may have committed: sent again it could add its events twice, so the attempt fails and the next claim
- * reads what landed (the checkpoint and the entries). `streak` hears of each failure waited out, and of the success.
- * `again` says which failures are waited out instead: a read's are any outage (databaseOutage), also one whose
+ * and certainly did not apply (unappliedOutage: it never left, or the server refused it) is sent again every RETRY_MS
+ * (as often as the journal tries a batch again) until the lease would run out (by the worker's conservative clock), or
+ * the run was given up (lease ran out or lost, shutdown): then it fails, and the attempt with it, as before. Any other
+ * error is thrown at once: a write refused for a lost lease (fencing), a timeout, and a write whose connection was lost
+ * after it was sent, which may have committed: sent again it could add its events twice, so the attempt fails and the
+ * next claim reads what landed (the checkpoint and the entries). `streak` hears of each failure waited out, and of the
+ * success. `again` says which failures are waited out instead: a read's are any outage (databaseOutage), also one whose
  * connection was lost after it was sent, as nothing of a read stays; a statement timeout or a conflict is none.
  */
 export async function whileLeased<T>(

@@ -329,8 +329,9 @@ export function findIntroducedNames(text: string, found: string[]): void {
     const titled = m[1] !== '';
     const before = text.slice(Math.max(0, m.index - 48), m.index);
     const label = m[0].slice(0, m[0].length - m[1]!.length - m[2]!.length).trimEnd();
-    if (!titled && needsGivenOrTitle(label, OPENS_BRACKET.test(before)) && !firstWordGiven(m[2]!)) continue;
-    const inBrackets = OPENS_BRACKET.test(before) || (/^contact/i.test(m[0]) && OPENS_BRACKET_BEFORE_WORDS.test(before));
+    const opensBracket = OPENS_BRACKET.test(before);
+    if (!titled && needsGivenOrTitle(label, opensBracket) && !firstWordGiven(m[2]!)) continue;
+    const inBrackets = opensBracket || (/^contact/i.test(m[0]) && OPENS_BRACKET_BEFORE_WORDS.test(before));
     decide('label', text, m, m[2]!, titled, false, names, inBrackets);
     // Further people in its brackets ("(manager: John Smith; peer: Jane Roe)"), read once where one label's brackets
     // hold another's, and on a referee or references label's line, which lists referees (not on a ref's or a reporting

@@ -22,15 +22,18 @@ const RELATION_LABEL =
 // common given name.
 const MANAGER_OF =
   '(?:[Hh]iring|[Pp]roject|[Pp]roduct|[Ee]ngineering|[Pp]rogram(?:me)?|[Aa]ccount|[Dd]elivery|[Gg]eneral|[Tt]eam|[Dd]epartment|[Rr]egional|[Ss]enior)[ \\t]+';
+// The words before Manager or Supervisor that keep a label a person's at a line's start too: "(line manager: ...)",
+// "Reporting Manager: ...". The labels themselves, and a relation with "to".
+const MANAGER_KIND = '(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+';
+const MANAGER = '(?:[Mm]anager|[Ss]upervisor)';
+const REPORTS_TO = '[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO';
 const BRACKETED_LABEL =
-  `(?<=[(\\[][ \\t]{0,3})(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+|${MANAGER_OF})?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|[Rr]ef|REF|` +
-  `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})${LABEL_SEPARATOR}`;
+  `(?<=[(\\[][ \\t]{0,3})(?:(?:${MANAGER_KIND}|${MANAGER_OF})?${MANAGER}|MANAGER|SUPERVISOR|[Rr]ef|REF|${REPORTS_TO}|${RELATION_LABEL})${LABEL_SEPARATOR}`;
 // At a line's start, alone before its colon, a manager's, a supervisor's or a relation's label names a person too
 // ("Manager: John Smith", "- Reporting to: Dr. Jane Roe", "Mentor: Jane Roe"); after a title it is the title's
 // ("Engineering Manager: Stripe Atlas").
 const LINE_LABEL =
-  '(?<=(?:^|\\n)[ \\t]{0,8}(?:[-•*·][ \\t]{0,3})?)(?:(?:(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+)?(?:[Mm]anager|[Ss]upervisor)|MANAGER|SUPERVISOR|' +
-  `[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO|${RELATION_LABEL})[ \\t]*:`;
+  `(?<=(?:^|\\n)[ \\t]{0,8}(?:[-•*·][ \\t]{0,3})?)(?:(?:${MANAGER_KIND})?${MANAGER}|MANAGER|SUPERVISOR|${REPORTS_TO}|${RELATION_LABEL})[ \\t]*:`;
 // Labels whose value may be no person ("(ref: Annual Report)", "(reports to: Head of Data)", "(lead: Platform Team)",
 // "Manager: Stripe Atlas"): it needs a title or a common given name, as a relation's does without a colon; so does any
 // value after a dash.
@@ -38,8 +41,8 @@ const GIVEN_OR_TITLED_LABEL = new RegExp(`^(?:ref|report(?:s|ing)[ \\t]+to|${REL
 /** The labels above, as a pattern of alternatives (with their colon or dash) for introduced-names.ts's LABEL_RE. */
 export const PERSON_LABEL = `${BRACKETED_LABEL}|${LINE_LABEL}`;
 
-const QUALIFIED_MANAGER_LABEL = new RegExp(`^${MANAGER_OF}(?:manager|supervisor)`, 'i');
-const MANAGER_LABEL = /^(?:(?:line|direct|former|reporting)[ \t]+)?(?:manager|supervisor)/i;
+const QUALIFIED_MANAGER_LABEL = new RegExp(`^${MANAGER_OF}${MANAGER}`, 'i');
+const MANAGER_LABEL = new RegExp(`^(?:${MANAGER_KIND})?${MANAGER}`, 'i');
 /**
  * Whether the value of a label (its words to its colon or dash, as LABEL_RE matched them) needs a title or a common given
  * name to be a person's. bracketed: the label opens its brackets.

@@ -132,7 +132,8 @@ test('files sharing a process run in the order given, each test reported, and a 
   });
   const groups = path.join(root, 'groups');
   mkdirSync(groups);
-  const entries = processFiles([['test/z.test.ts', 'test/a.test.ts', 'test/m.test.ts'], ['test/m.test.ts']], root, groups);
+  assert.deepEqual(processFiles([['test/m.test.ts']], root, () => assert.fail('no group, no folder')), [path.join(root, 'test/m.test.ts')]);
+  const entries = processFiles([['test/z.test.ts', 'test/a.test.ts', 'test/m.test.ts'], ['test/m.test.ts']], root, () => groups);
   assert.equal(entries[1], path.join(root, 'test/m.test.ts'), 'a file alone is run as it is');
   assert.match(path.basename(entries[0]!), /^000-z--m\.test\.mjs$/);
   const env = { ...process.env };
