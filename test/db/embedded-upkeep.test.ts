@@ -130,7 +130,10 @@ test('stopping the upkeep during a vacuum waits for that one and starts no other
     },
   };
   const upkeep = keepEmbeddedUp(db, { intervalMs: 1 });
-  await firstVacuum;
+  // The upkeep's timer does not keep a process alive, and nothing else here may: without this the test's process can
+  // end while it waits for that timer ("Promise resolution is still pending but the event loop has already resolved").
+  const alive = setInterval(() => {}, 1000);
+  await firstVacuum.finally(() => clearInterval(alive));
   const stopped = upkeep.stop();
   answerFirst();
   await stopped;
