@@ -50,18 +50,18 @@ export function orderTestFiles(files: string[], longFirst: readonly string[] = L
 }
 
 /**
- * What would change another file's tests if it shared their process: root-level hooks (node:test runs a process's root
- * before hooks ahead of its first test and its after hooks at its end, so what one file's before hook starts would be
- * alive, polling its database, while the other files' tests run: measured, a timing-bound test took 10 instead of 4.8
- * s; and a beforeEach would run around every file's tests), the environment, globals, the process's listeners, exit
- * code or directory, and mocked timers or methods. A file without any of these may share a process (mayShareProcess).
+ * What would change another file's tests if it shared their process: the environment, globals, the process's
+ * listeners, exit code or directory, and mocked timers or methods. A file without any of these may share a process
+ * (mayShareProcess). Root-level hooks may: a group runs each of its files inside a suite of its own (processFiles), to
+ * which the file's before, after, beforeEach and afterEach attach, so what one file's before hook starts is closed by
+ * its after hook before the next file's tests begin.
  */
 const CHANGES_THE_PROCESS =
-  /^(?:before|after|beforeEach|afterEach)\(|process\.env(?:\.[A-Za-z_$][\w$]*|\[[^\]\n]*\])\s*(?:=(?!=)|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(\s*process\.env|mock\.(?:timers|method)|globalThis\.[A-Za-z_$][\w$]*\s*=(?!=)|process\.(?:on|once|off|chdir|exit|exitCode|removeAllListeners)\b/m;
+  /process\.env(?:\.[A-Za-z_$][\w$]*|\[[^\]\n]*\])\s*(?:=(?!=)|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(\s*process\.env|mock\.(?:timers|method)|globalThis\.[A-Za-z_$][\w$]*\s*=(?!=)|process\.(?:on|once|off|chdir|exit|exitCode|removeAllListeners)\b/m;
 
 /**
- * Whether a test file's source lets it share a process with other files: each of its tests sets up and tears down what
- * it uses (t.after), so nothing of it is alive while another file's tests run.
+ * Whether a test file's source lets it share a process with other files: nothing it does outlives its suite (its
+ * tests and hooks set up and tear down what they use), so nothing of it is alive while another file's tests run.
  */
 export function mayShareProcess(source: string): boolean {
   return !CHANGES_THE_PROCESS.test(source);
@@ -101,9 +101,10 @@ export function planProcesses(
 
 /**
  * The file each process of a plan runs: a test file (under root), or for a group a module written in the folder
- * groupDir() gives (asked for only if the plan has a group) that imports its files, named after the first and last,
- * which test reports do not otherwise show. Static imports: every file is loaded before the first test starts, and
- * node:test then runs their tests in that order, one at a time.
+ * groupDir() gives (asked for only if the plan has a group), named after its first and last files. The module gives
+ * each file a suite named after it and imports the file inside it: node:test attaches the tests and root-level hooks
+ * the file declares to that suite (checked by test/packaging/test-files.test.ts), runs the suites one after another in
+ * the order given, and a report names each test's file. Every file is loaded before the first test starts.
  */
 export function processFiles(plan: string[][], root: string, groupDir: () => string): string[] {
   let dir: string | undefined;
@@ -112,8 +113,10 @@ export function processFiles(plan: string[][], root: string, groupDir: () => str
     dir ??= groupDir();
     const name = (f: string) => path.basename(f, '.test.ts');
     const entry = path.join(dir, `${String(i).padStart(3, '0')}-${name(files[0]!)}--${name(files.at(-1)!)}.test.mjs`);
-    const lines = files.map((f) => `import ${JSON.stringify(pathToFileURL(path.join(root, f)).href)};`);
-    writeFileSync(entry, [`// ${files.join(', ')}`, ...lines, ''].join('\n'));
+    const suites = files.map(
+      (f) => `suite(${JSON.stringify(f)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(path.join(root, f)).href)});\n});`,
+    );
+    writeFileSync(entry, [`// ${files.join(', ')}`, "import { suite } from 'node:test';", ...suites, ''].join('\n'));
     return entry;
   });
 }

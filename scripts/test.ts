@@ -2,11 +2,11 @@
 // with file arguments, those, each in its own process, in the order given. Not `node --test FILES`: Node 20 sorts the
 // files it is given by path, and node:test's run() keeps the order. Reports as `node --test` does: spec on a terminal,
 // else TAP.
-// Files that change nothing another file's tests would see (scripts/test-files.ts, mayShareProcess: no root-level
-// hooks, environment, globals, process listeners or mocks) run up to eight to a process, one after another, through a
-// module that imports them: a process of its own cost each file 1-2 CPU-seconds of starting Node, tsx and the modules
-// it imports, and the suite is CPU-bound (docs/benchmarks.md, seventeenth session). The long files and the others run
-// alone as before.
+// Files that change nothing another file's tests would see (scripts/test-files.ts, mayShareProcess: no environment,
+// globals, process listeners or mocks) run up to eight to a process, one after another, each in a suite of its own
+// that its root-level hooks attach to: a process of its own cost each file 1-2 CPU-seconds of starting Node, tsx and
+// the modules it imports, and the suite is CPU-bound (docs/benchmarks.md, seventeenth and eighteenth sessions). The
+// long files and the others run alone.
 // package.json starts it with --liftoff-only, which each process inherits (below): V8 then runs WebAssembly
 // with its baseline compiler only, and does not optimise PGlite's hot functions again in the background. A test's
 // database lives seconds, which such optimisation never pays back: a database opened, queried 50 times and closed

@@ -76,17 +76,18 @@ test('the runner keeps the order it is given (node --test would sort it), and a 
   assert.deepEqual([...passing.stdout.matchAll(/^ok \d+ - (\w) passes$/gm)].map((m) => m[1]), ['m', 'z']);
 });
 
-test('a file shares a process only if it changes nothing the others would see: no root-level hook, environment, global, listener or mock', () => {
+test('a file shares a process only if it changes nothing the others would see: no environment, global, listener or mock', () => {
   const shared = [
     "import { test } from 'node:test';\ntest('a', async (t) => {\n  const rt = await start();\n  t.after(() => rt.close());\n});\n",
     // Reading the environment, comparing a global, a hook inside a test or a suite: its own.
     "const env = { ...process.env, A: '1' };\nif (process.env.CI === 'true') {}\ntest('b', (t) => { t.before(() => {}); t.beforeEach(() => {}); });\n",
-  ];
-  const alone = [
+    // Root-level hooks attach to the file's own suite in a shared process (processFiles).
     "import { before, test } from 'node:test';\nbefore(async () => { db = await open(); });\ntest('c', () => {});\n",
     "after(() => db.close());\n",
     "beforeEach(() => {});\n",
     "afterEach(() => {});\n",
+  ];
+  const alone = [
     "process.env.LOG_LEVEL = 'debug';\n",
     "process.env['RUN_LEASE_MS'] ??= '500';\n",
     'delete process.env.DATABASE_URL;\n',
@@ -124,11 +125,24 @@ test('the plan runs the long files alone first, then groups the files that may s
   assert.ok(suite.some((p) => p.length > 1), 'some files share a process');
 });
 
-test('files sharing a process run in the order given, each test reported, and a failing one fails the run', (t) => {
+test('files sharing a process run in the order given, each with its own root-level hooks, each test reported, and a failing one fails the run', (t) => {
+  // z and m open something in a root-level before hook and close it in an after hook; their tests see only their own
+  // open, so neither file's hooks run around the other's tests (nor all at the process's start and end).
+  const scoped = (name: string) =>
+    [
+      "import assert from 'node:assert/strict';",
+      "import { after, before, test } from 'node:test';",
+      "import { open } from './open.ts';",
+      `before(() => { open.add('${name}'); });`,
+      `after(() => { open.delete('${name}'); });`,
+      `test('${name} passes', () => assert.deepEqual([...open], ['${name}']));`,
+      '',
+    ].join('\n');
   const root = scratch(t, {
-    'test/z.test.ts': "import { test } from 'node:test';\ntest('z passes', () => {});\n",
+    'test/open.ts': 'export const open = new Set<string>();\n',
+    'test/z.test.ts': scoped('z'),
     'test/a.test.ts': "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\ntest('a fails', () => assert.equal(1, 2));\n",
-    'test/m.test.ts': "import { test } from 'node:test';\ntest('m passes', () => {});\n",
+    'test/m.test.ts': scoped('m'),
   });
   const groups = path.join(root, 'groups');
   mkdirSync(groups);
@@ -140,6 +154,8 @@ test('files sharing a process run in the order given, each test reported, and a 
   delete env.NODE_TEST_CONTEXT;
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/test.ts', entries[0]!], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 1, run.stdout + run.stderr);
-  assert.deepEqual([...run.stdout.matchAll(/^(?:not )?ok \d+ - (\w) (?:passes|fails)$/gm)].map((m) => m[1]), ['z', 'a', 'm'], run.stdout);
+  assert.deepEqual([...run.stdout.matchAll(/^ *(ok|not ok) \d+ - (\w) (?:passes|fails)$/gm)].map((m) => `${m[2]} ${m[1]}`), ['z ok', 'a not ok', 'm ok'], run.stdout);
   assert.match(run.stdout, /^# tests 3$/m);
+  // Each file's tests are reported under its path.
+  assert.deepEqual([...run.stdout.matchAll(/^(?:not )?ok \d+ - (test\/\w\.test\.ts)$/gm)].map((m) => m[1]), ['test/z.test.ts', 'test/a.test.ts', 'test/m.test.ts'], run.stdout);
 });
