@@ -45,6 +45,8 @@ export async function benchPipeline(opts: { candidates: number; latencyMs: numbe
       ['run wall clock (startedAt -> finishedAt)', wallMs],
       ['ideal wall clock (union of model requests in flight)', busyMs],
       ['idle (wall - ideal)', wallMs - busyMs],
+      ['  of it, startedAt -> the first model request', Math.min(...intervals.map((i) => i.start)) - Date.parse(run.startedAt!)],
+      ['  of it, the last model answer -> finishedAt', Date.parse(run.finishedAt!) - Math.max(...intervals.map((i) => i.end))],
       ...probeRows(load).map(([k, v]): [string, number | string] => [`${k}, during the run`, v]),
     ]));
     const transitions = new Map<string, number[]>();
