@@ -1,6 +1,5 @@
 // The runs table as a work queue: claim with SKIP LOCKED, leases renewed by heartbeat, and every
 // write fenced by the lease owner so a worker that lost its lease cannot overwrite its successor.
-import { insertTraceRows } from '../audit/journal.js';
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { progressOf } from '../matching/context.js';
@@ -285,20 +284,31 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       events: EventInput[] = [],
     ): Promise<void> {
       const all = [...events, endEvent(status, stop, error)];
-      await db.withTransaction(async (tx) => {
-        const r = await tx.query(
-          `WITH r AS (
-             UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
-               lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[])
-             WHERE id = $1 AND lease_owner = $2 AND status = 'running'
-             RETURNING event_seq),
-           e AS (${eventsInsertSql('$1', '$8', '$9', '$10')})
-           SELECT 1 FROM r`,
-          [ctx.runId, workerId, status, JSON.stringify(stop), error ? JSON.stringify(error) : null, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(all)],
-        );
-        if (r.rowCount === 0) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
-        await insertTraceRows(tx, [{ runId: ctx.runId, orgId: ctx.orgId, kind: 'run.finished', candidateId: null, data: finished, at: new Date() }]);
-      });
+      // One statement, so no transaction of its own: the run's end, its last events and its trail's last row, which
+      // names no candidate (no erasure can touch it); nothing is written unless the lease is still this worker's.
+      const r = await db.query(
+        `WITH r AS (
+           UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
+             lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[])
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           RETURNING event_seq, org_id, finished_at),
+         e AS (${eventsInsertSql('$1', '$8', '$9', '$10')}),
+         t AS (INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
+               SELECT $1, r.org_id, 'run.finished', NULL, $11::jsonb, r.finished_at FROM r)
+         SELECT 1 FROM r`,
+        [
+          ctx.runId,
+          workerId,
+          status,
+          JSON.stringify(stop),
+          error ? JSON.stringify(error) : null,
+          JSON.stringify(ctx),
+          JSON.stringify(progressOf(ctx)),
+          ...eventColumns(all),
+          JSON.stringify(finished),
+        ],
+      );
+      if (r.rowCount === 0) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
     },
 
     /**

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Agents } from '../../src/agents/types.js';
+import { initialContext } from '../../src/matching/context.js';
+import { createRunQueue, LeaseLostError } from '../../src/runs/run-queue.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
 import { gate, startTestWorker } from '../support/worker.js';
@@ -80,4 +82,39 @@ test('a write refused for a lost lease stops the model calls still in flight: th
     never.open();
     await worker.stop(2_000);
   }
+});
+
+test('a finish by a worker that lost the lease writes nothing: no end, no event, no trail row', async () => {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  assert.equal(res.statusCode, 202, res.body);
+  const runId = res.json().id as string;
+  const queue = createRunQueue(rt.db, { workerId: 'the-old-owner', leaseMs: 3_600_000, maxAttempts: 3 });
+  const claimed = await queue.claim();
+  assert.equal(claimed?.id, runId);
+  const ctx = initialContext({ runId, orgId: claimed!.orgId, engine: claimed!.engine, role: GO_ROLE, params: claimed!.params });
+  const stop = { reason: 'exhausted' as const, iteration: 1, reasoning: 'test' };
+  const snapshot = async () => ({
+    run: (await rt.db.query<{ status: string; lease_owner: string | null; version: number; event_seq: number; finished_at: Date | null }>(
+      'SELECT status, lease_owner, version, event_seq, finished_at FROM matching_runs WHERE id = $1',
+      [runId],
+    )).rows[0]!,
+    events: (await rt.db.query<{ seq: number; type: string }>('SELECT seq, type FROM run_events WHERE run_id = $1 ORDER BY seq', [runId])).rows,
+    trail: (await rt.db.query<{ kind: string }>('SELECT kind FROM run_trace WHERE run_id = $1 ORDER BY id', [runId])).rows,
+  });
+  await rt.db.query("UPDATE matching_runs SET lease_owner = 'the-new-owner' WHERE id = $1", [runId]);
+  const taken = await snapshot();
+  await assert.rejects(queue.finish({ ...ctx, stop }, 'succeeded', stop, null, { status: 'succeeded' }, [{ type: 'candidates.scored', data: { iteration: 1 } }]), LeaseLostError);
+  assert.deepEqual(await snapshot(), taken);
+  // The owner's finish writes all three at once, the trail's row stamped with the run's end.
+  await rt.db.query("UPDATE matching_runs SET lease_owner = 'the-old-owner' WHERE id = $1", [runId]);
+  await queue.finish({ ...ctx, stop }, 'succeeded', stop, null, { status: 'succeeded' }, [{ type: 'candidates.scored', data: { iteration: 1 } }]);
+  const done = await snapshot();
+  assert.equal(done.run.status, 'succeeded');
+  assert.deepEqual(done.events.slice(-2).map((e) => e.type), ['candidates.scored', 'run.stopped']);
+  assert.equal(done.events.at(-1)!.seq, done.run.event_seq);
+  const finished = (await rt.db.query<{ kind: string; data: unknown; at: Date; org_id: string }>("SELECT kind, data, at, org_id FROM run_trace WHERE run_id = $1 AND kind = 'run.finished'", [runId])).rows;
+  assert.equal(finished.length, 1);
+  assert.deepEqual(finished[0]!.data, { status: 'succeeded' });
+  assert.equal(finished[0]!.org_id, claimed!.orgId);
+  assert.equal(finished[0]!.at.getTime(), done.run.finished_at?.getTime());
 });
