@@ -27,8 +27,12 @@ const MANAGER_OF =
 const MANAGER_KIND = '(?:[Ll]ine|[Dd]irect|[Ff]ormer|[Rr]eporting)[ \\t]+';
 const MANAGER = '(?:[Mm]anager|[Ss]upervisor)';
 const REPORTS_TO = '[Rr]eport(?:s|ing)[ \\t]+to|REPORT(?:S|ING)[ \\t]+TO';
+// A relation named only in brackets: "(editor: Jane Roe)" after a publication; at a line's start "Editor: VS Code" is a tool.
+const BRACKETED_RELATION = '[Ee]ditor|EDITOR';
+// Whose the relation is, before any bracketed label: "(my boss: John Smith)", "(our lead: Jane Roe)".
+const POSSESSIVE = '(?:[Mm]y|MY|[Oo]ur|OUR)[ \\t]+';
 const BRACKETED_LABEL =
-  `(?<=[(\\[][ \\t]{0,3})(?:(?:${MANAGER_KIND}|${MANAGER_OF})?${MANAGER}|MANAGER|SUPERVISOR|[Rr]ef|REF|${REPORTS_TO}|${RELATION_LABEL})${LABEL_SEPARATOR}`;
+  `(?<=[(\\[][ \\t]{0,3})(?:${POSSESSIVE})?(?:(?:${MANAGER_KIND}|${MANAGER_OF})?${MANAGER}|MANAGER|SUPERVISOR|[Rr]ef|REF|${REPORTS_TO}|${RELATION_LABEL}|${BRACKETED_RELATION})${LABEL_SEPARATOR}`;
 // At a line's start, alone before its colon, a manager's, a supervisor's or a relation's label names a person too
 // ("Manager: John Smith", "- Reporting to: Dr. Jane Roe", "Mentor: Jane Roe"); after a title it is the title's
 // ("Engineering Manager: Stripe Atlas").
@@ -37,7 +41,8 @@ const LINE_LABEL =
 // Labels whose value may be no person ("(ref: Annual Report)", "(reports to: Head of Data)", "(lead: Platform Team)",
 // "Manager: Stripe Atlas"): it needs a title or a common given name, as a relation's does without a colon; so does any
 // value after a dash.
-const GIVEN_OR_TITLED_LABEL = new RegExp(`^(?:ref|report(?:s|ing)[ \\t]+to|${RELATION_LABEL})${LABEL_SEPARATOR}`, 'i');
+const GIVEN_OR_TITLED_LABEL = new RegExp(`^(?:ref|report(?:s|ing)[ \\t]+to|${RELATION_LABEL}|${BRACKETED_RELATION})${LABEL_SEPARATOR}`, 'i');
+const LEADING_POSSESSIVE = new RegExp(`^${POSSESSIVE}`, 'i');
 /** The labels above, as a pattern of alternatives (with their colon or dash) for introduced-names.ts's LABEL_RE. */
 export const PERSON_LABEL = `${BRACKETED_LABEL}|${LINE_LABEL}`;
 
@@ -47,7 +52,9 @@ const MANAGER_LABEL = new RegExp(`^(?:${MANAGER_KIND})?${MANAGER}`, 'i');
  * Whether the value of a label (its words to its colon or dash, as LABEL_RE matched them) needs a title or a common given
  * name to be a person's. bracketed: the label opens its brackets.
  */
-export function needsGivenOrTitle(label: string, bracketed: boolean): boolean {
+export function needsGivenOrTitle(labelAsWritten: string, bracketed: boolean): boolean {
+  // "(my boss: ...)" needs what "(boss: ...)" needs.
+  const label = labelAsWritten.replace(LEADING_POSSESSIVE, '');
   if (GIVEN_OR_TITLED_LABEL.test(label) || QUALIFIED_MANAGER_LABEL.test(label)) return true;
   // A plain manager's or supervisor's label needs one too at a line's start or with a dash ("Manager: Stripe Atlas",
   // "(Manager – Payments)"), not with its colon right after a bracket ("(manager: Xiaoming Zhang)").

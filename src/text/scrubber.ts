@@ -107,8 +107,11 @@ import { isSkillForm } from './skills.js';
  *    relation's label alone ("Lead: Jane Roe", "Director: Jane Roe"); each before a title or a common given name but
  *    the contact's. Kept: a product, a team or a place there ("(Product Manager: Payments App)", "(Sales contact:
  *    Berlin Office)", "Lead: Platform Migration", "(Director: Engineering)").
+ * 17: in brackets, an editor ("(editor: Jane Roe)"), and any of their labels after "my" or "our" ("(my boss: John
+ *    Smith)", "(our lead: Dr. Jane Roe)"), each needing what the label alone needs. Kept: a journal or a team there
+ *    ("(editor: Nature Reviews)", "(my lead: Platform Team)"), an editor at a line's start ("Editor: VS Code").
  */
-export const SCRUB_RULES_VERSION = 16;
+export const SCRUB_RULES_VERSION = 17;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */

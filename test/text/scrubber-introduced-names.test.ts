@@ -162,6 +162,14 @@ const removed: Array<[string, string, string]> = [
     'Paper, ICSE 2021 (reviewer: Jane Roe)\nAnalyst, Globex (Director: Dr. Xiaoming Zhang)\nLab, MIT (principal investigator: Prof. Sam Keller)\nIntern, Acme (boss: John Smith)\nRecruiter: Priya Raman',
     'Paper, ICSE 2021 (reviewer: [NAME])\nAnalyst, Globex (Director: Dr. [NAME])\nLab, MIT (principal investigator: Prof. [NAME])\nIntern, Acme (boss: [NAME])\nRecruiter: [NAME]',
   ],
+  // Rules 17: an editor named in brackets, and whose a relation is ("my", "our") before any label in brackets.
+  [
+    'an editor in brackets, and a relation that says whose',
+    'Chapter, O’Reilly 2022 (editor: Jane Roe)\nIntern, Acme (my boss: John Smith)\nEngineer, Globex (our lead: Dr. Xiaoming Zhang)\n' +
+      'Analyst, Initech (My Manager: Xiaoming Zhang)',
+    'Chapter, O’Reilly 2022 (editor: [NAME])\nIntern, Acme (my boss: [NAME])\nEngineer, Globex (our lead: Dr. [NAME])\n' +
+      'Analyst, Initech (My Manager: [NAME])',
+  ],
   // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
   // employers and places on the lines after; a references label's line lists referees, not a manager's.
   [
@@ -256,6 +264,8 @@ const kept: Array<[string, string]> = [
       'Scientist (PI: Grant Office)\nTeam (mentor: Open Source Guild)',
   ],
   ['a manager label at a line’s start before an employer', 'Manager: Stripe Atlas\nSupervisor: Goldman Sachs Operations\nReports to: Head of Data'],
+  // An editor is a person's only in brackets, and with a title or a common given name; at a line's start it is a tool's.
+  ['a tool after an editor label, a journal after one in brackets', 'Editor: VS Code\nEditor: Neovim\nPaper (editor: Nature Reviews)\nBlog (my lead: Platform Team)'],
   ['a document joined by and after ref in brackets', 'Quarterly filing (ref: Annual Report and Accounts)'],
   [
     'a product, a team or a place after a manager whose kind is said, a contact a word into brackets or a lead at a line’s start',
