@@ -118,7 +118,7 @@ const FURTHER_REFEREE_RE = new RegExp(
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
 const REFERENCE_LINE_CHARS = 400;
-const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report|lead|advis|mentor|sponsor|coach|PI|review|recruit|director|boss|investigator/i;
+const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report|lead|advis|mentor|sponsor|coach|PI|review|recruit|director|boss|investigator|editor/i;
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
 // word that goes on about the person.

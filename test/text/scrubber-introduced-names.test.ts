@@ -170,6 +170,8 @@ const removed: Array<[string, string, string]> = [
     'Chapter, O’Reilly 2022 (editor: [NAME])\nIntern, Acme (my boss: [NAME])\nEngineer, Globex (our lead: Dr. [NAME])\n' +
       'Analyst, Initech (My Manager: [NAME])',
   ],
+  // Alone in a text, with no other label's word beside it.
+  ['an editor in brackets, alone', 'Wrote a chapter on Go concurrency (editor: Jane Roe).', 'Wrote a chapter on Go concurrency (editor: [NAME]).'],
   // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
   // employers and places on the lines after; a references label's line lists referees, not a manager's.
   [
