@@ -1,5 +1,6 @@
 // The runs table as a work queue: claim with SKIP LOCKED, leases renewed by heartbeat, and every
 // write fenced by the lease owner so a worker that lost its lease cannot overwrite its successor.
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { progressOf } from '../matching/context.js';
@@ -110,6 +111,21 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     });
   }
 
+  /**
+   * After a write of the run changed nothing: whether it had landed already, sent again with the same id after its
+   * answer was lost (and then the run's cancel flag, as the write would have returned it); otherwise the lease is
+   * no longer this worker's. Read anew, after the write: a first send still running when the second came (the
+   * connection cut, not the server) has committed by then, as the second waited for its lock of the run's row.
+   */
+  async function landedAlready(runId: string, writeId: string): Promise<{ cancelRequested: boolean }> {
+    const r = await db.query<{ cancel: boolean }>(
+      'SELECT cancel_requested_at IS NOT NULL AS cancel FROM matching_runs WHERE id = $1 AND last_write = $2',
+      [runId, writeId],
+    );
+    if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${runId}`);
+    return { cancelRequested: r.rows[0].cancel };
+  }
+
   return {
     workerId,
     failExhausted,
@@ -183,25 +199,25 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
      * An event is stamped with the database's clock, earlier by how long ago it happened if it says (`at`): the
      * worker's clock measures only the delay, so the two clocks need not agree.
      */
-    async checkpoint(ctx: RunContext, events: EventInput[] = []): Promise<{ cancelRequested: boolean }> {
+    async checkpoint(ctx: RunContext, events: EventInput[] = [], writeId: string = randomUUID()): Promise<{ cancelRequested: boolean }> {
       const r = await db.query<{ cancel: boolean }>(
         `WITH r AS (
-           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + cardinality($5::text[])
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + cardinality($5::text[]),
+             last_write = $8
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $8
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          e AS (${eventsInsertSql('$1', '$5', '$6', '$7')})
          SELECT cancel FROM r`,
-        [ctx.runId, workerId, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(events)],
+        [ctx.runId, workerId, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(events), writeId],
       );
-      if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
-      return { cancelRequested: r.rows[0].cancel };
+      return r.rows[0] ? { cancelRequested: r.rows[0].cancel } : landedAlready(ctx.runId, writeId);
     },
 
     /**
      * Writes scored (or unscored) candidates, progress and one event each: one statement, however many.
      * The checkpoint is left as the step boundary wrote it: on resume the entries are read back and merged.
      */
-    async saveEntries(ctx: RunContext, entries: EntryWrite[]): Promise<{ cancelRequested: boolean }> {
+    async saveEntries(ctx: RunContext, entries: EntryWrite[], writeId: string = randomUUID()): Promise<{ cancelRequested: boolean }> {
       const column = <V>(f: (e: EntryWrite) => V) => entries.map(f);
       const r = await db.query<{ cancel: boolean }>(
         `WITH
@@ -212,8 +228,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
          -- row and then its runs': the other order could deadlock with it.
          live AS (SELECT id FROM candidates WHERE id = ANY($5::uuid[]) ORDER BY id FOR KEY SHARE),
          r AS (
-           UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + $4
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND (SELECT count(*) FROM live) >= 0
+           UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + $4, last_write = $18
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $18 AND (SELECT count(*) FROM live) >= 0
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          input AS (
            SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::int[], $11::text[],
@@ -258,10 +274,10 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
                 : { candidateId: e.candidateId, reason: e.reason, iteration: e.iteration },
             ),
           ),
+          writeId,
         ],
       );
-      if (!r.rows[0]) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
-      return { cancelRequested: r.rows[0].cancel };
+      return r.rows[0] ? { cancelRequested: r.rows[0].cancel } : landedAlready(ctx.runId, writeId);
     },
 
     /** Scored and unscored entries already written: on resume these are never scored again. */
@@ -282,6 +298,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       finished: Record<string, unknown>,
       /** Events that lead to the final context (its last step's), written before the run's own last event. */
       events: EventInput[] = [],
+      writeId: string = randomUUID(),
     ): Promise<void> {
       const all = [...events, endEvent(status, stop, error)];
       // One statement, so no transaction of its own: the run's end, its last events and its trail's last row, which
@@ -289,8 +306,9 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       const r = await db.query(
         `WITH r AS (
            UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
-             lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[])
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+             lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[]),
+             last_write = $12
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $12
            RETURNING event_seq, org_id, finished_at),
          e AS (${eventsInsertSql('$1', '$8', '$9', '$10')}),
          t AS (INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
@@ -306,9 +324,10 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
           JSON.stringify(progressOf(ctx)),
           ...eventColumns(all),
           JSON.stringify(finished),
+          writeId,
         ],
       );
-      if (r.rowCount === 0) throw new LeaseLostError(`lost the lease of run ${ctx.runId}`);
+      if (r.rowCount === 0) await landedAlready(ctx.runId, writeId);
     },
 
     /**
@@ -328,14 +347,14 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
      * Appends an event to a run this worker still holds, in one statement; nothing if it lost the lease (its
      * heartbeat may not have noticed yet): the run's timeline is its new owner's.
      */
-    async appendEvent(runId: string, type: string, data: Record<string, unknown>): Promise<void> {
+    async appendEvent(runId: string, type: string, data: Record<string, unknown>, writeId: string = randomUUID()): Promise<void> {
       await db.query(
         `WITH r AS (
-           UPDATE matching_runs SET event_seq = event_seq + 1, version = version + 1
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+           UPDATE matching_runs SET event_seq = event_seq + 1, version = version + 1, last_write = $5
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $5
            RETURNING event_seq)
          INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $3, $4 FROM r`,
-        [runId, workerId, type, JSON.stringify(data)],
+        [runId, workerId, type, JSON.stringify(data), writeId],
       );
     },
   };

@@ -122,14 +122,14 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   ) {
     // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
     await deps.journal.flush();
-    await run.write(() => queue.finish(ctx, status, stop, error, {
+    await run.write((writeId) => queue.finish(ctx, status, stop, error, {
       status,
       stop,
       error,
       scored: ctx.scored.length,
       unscored: ctx.unscoredIds.length,
       durationMs: Date.now() - run.startedAt.getTime(),
-    }, closing));
+    }, closing, writeId));
     deps.metrics.runsFinished.inc({ status, reason: stop.reason });
     if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
     run.log.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
@@ -192,7 +192,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         views: (orgId, ids, o) => read(() => deps.candidateStore.views(orgId, ids, o)),
         identities: (orgId, ids) => read(() => deps.candidateStore.identities(orgId, ids)),
         saveEntries: async (c, entries) => {
-          const r = await write(() => queue.saveEntries(c, entries));
+          const r = await write((writeId) => queue.saveEntries(c, entries, writeId));
           for (const entry of entries) {
             // Counted where the entry is written, so every engine's unscored candidates count, once each.
             if (entry.status === 'unscored') deps.metrics.unscoredCandidates.inc();
@@ -221,7 +221,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
             closing = [...closing, ...events];
             return { cancelRequested: false };
           }
-          return write(() => queue.checkpoint(c, events));
+          return write((writeId) => queue.checkpoint(c, events, writeId));
         },
         trace: async (kind, data, candidateId) => deps.journal.trace(traceTo, kind, data, candidateId ?? null),
         onCancelRequested: () => abort(active, 'cancel'),
@@ -264,7 +264,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       const failure = runError(cause);
       const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
       if (retryable) {
-        await write(() => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }));
+        await write((writeId) => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }, writeId));
         await write(() => handBack(run.id, { countAttempt: true }));
         return;
       }

@@ -1,11 +1,14 @@
-// The worker's writes for a run it holds, tried again through a database outage only while the run is still its own,
-// and only when the database certainly did not apply them; its reads, whatever became of them.
+// The worker's writes for a run it holds, tried again through a database outage only while the run is still its own:
+// by default only when the database certainly did not apply them, a run's writes (leasedWrites) whatever became of
+// them, each with its one id; its reads, whatever became of them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { databaseOutage } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
-import { whileLeased } from '../../src/runs/while-leased.js';
+import { pino } from 'pino';
+import { LeaseLostError } from '../../src/runs/run-queue.js';
+import { leasedWrites, whileLeased } from '../../src/runs/while-leased.js';
 
 // As pg and Node report them (see test/db/database-faults.test.ts for the real ones).
 const syscallError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
@@ -107,4 +110,39 @@ test('a read is sent again after any outage, its connection lost after it was se
   }
   // As a write's, only while the lease lasts.
   await assert.rejects(whileLeased({ abortReason: null, leaseUntil: 1_400 }, async () => { throw refused(); }, { now: () => 1_000, again: databaseOutage }), DatabaseFaultError);
+});
+
+test('a run’s write is sent again after any outage, its connection lost after it was sent included, with one id however often it is sent', async () => {
+  const lostAfterSending = [
+    new DatabaseFaultError('database_unavailable', syscallError('ECONNRESET', 'read')),
+    new DatabaseFaultError('database_unavailable', new Error('Connection terminated unexpectedly')),
+  ];
+  let leaseLost = 0;
+  const write = leasedWrites(leased(), pino({ level: 'silent' }), () => leaseLost++);
+  const ids: string[] = [];
+  const written = await write(async (writeId) => {
+    ids.push(writeId);
+    if (ids.length <= lostAfterSending.length) throw lostAfterSending[ids.length - 1];
+    return 'written';
+  });
+  assert.equal(written, 'written');
+  assert.equal(ids.length, 3);
+  assert.equal(new Set(ids).size, 1, 'one id for every send of the write');
+  assert.match(ids[0]!, /^[0-9a-f-]{36}$/);
+  const next: string[] = [];
+  await write(async (writeId) => void next.push(writeId));
+  assert.notEqual(next[0], ids[0], 'another write, another id');
+  // Not a timeout (the statement may still be running), nor a refusal for a lost lease, which is reported at once.
+  for (const err of [new DatabaseFaultError('database_timeout', new Error('Query read timeout')), new LeaseLostError('lost the lease')]) {
+    let calls = 0;
+    await assert.rejects(
+      write(async () => {
+        calls++;
+        throw err;
+      }),
+      (e) => e === err,
+    );
+    assert.equal(calls, 1, err.message);
+  }
+  assert.equal(leaseLost, 1);
 });

@@ -1,21 +1,25 @@
 // Starts a worker on a test runtime with agents a test can slow down, break or observe.
 import { createAgentsFactory } from '../../src/agents/create-agents.js';
 import type { Agents } from '../../src/agents/types.js';
+import type { Database } from '../../src/db/database.js';
 import { createSearch } from '../../src/retrieval/search.js';
 import { startWorker, type WorkerDeps, type WorkerOptions } from '../../src/runs/worker.js';
 import type { TestRuntime } from './runtime.js';
 
-/** `callContextFor` wraps the factory's: a test can observe what a claim reads, then delegate. */
+/**
+ * `callContextFor` wraps the factory's: a test can observe what a claim reads, then delegate. `db` is the database the
+ * worker's run queue writes through (the runtime's unless given: a test can lose its answers).
+ */
 export function startTestWorker(
   rt: TestRuntime,
-  opts: { wrap?: (agents: Agents) => Agents; callContextFor?: (original: WorkerDeps['callContextFor']) => WorkerDeps['callContextFor'] } & Partial<WorkerOptions> = {},
+  opts: { wrap?: (agents: Agents) => Agents; callContextFor?: (original: WorkerDeps['callContextFor']) => WorkerDeps['callContextFor']; db?: Database } & Partial<WorkerOptions> = {},
 ) {
   const factory = createAgentsFactory(rt.config, rt.services);
-  const { wrap, callContextFor, ...overrides } = opts;
+  const { wrap, callContextFor, db, ...overrides } = opts;
   const search = createSearch({ db: rt.db, embedder: rt.services.embedder });
   return startWorker(
     {
-      db: rt.db,
+      db: db ?? rt.db,
       logger: rt.logger,
       metrics: rt.services.metrics,
       journal: rt.services.journal,

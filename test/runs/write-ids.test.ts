@@ -1,0 +1,107 @@
+// A run's writes carry an id, so that one whose connection was lost after it was sent (it may have committed) can be
+// sent again: landed already, it changes nothing, and the run goes on in the same attempt instead of failing it.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import type { Database } from '../../src/db/database.js';
+import { DatabaseFaultError } from '../../src/errors.js';
+import { initialContext } from '../../src/matching/context.js';
+import { createRunQueue, LeaseLostError } from '../../src/runs/run-queue.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startTestWorker } from '../support/worker.js';
+
+let rt: TestRuntime;
+before(async () => {
+  rt = await startApiWithCandidates(backendPool());
+});
+after(() => rt.close());
+
+async function startRun(body: Record<string, unknown>): Promise<string> {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: body });
+  assert.equal(res.statusCode, 202, res.body);
+  return res.json().id as string;
+}
+
+const stateOf = async (runId: string) => ({
+  run: (await rt.db.query<{ version: number; event_seq: number; status: string }>('SELECT version, event_seq, status FROM matching_runs WHERE id = $1', [runId])).rows[0]!,
+  events: (await rt.db.query<{ seq: number; type: string }>('SELECT seq, type FROM run_events WHERE run_id = $1 ORDER BY seq', [runId])).rows,
+  entries: (await rt.db.query<{ candidate_id: string }>('SELECT candidate_id FROM shortlist_entries WHERE run_id = $1', [runId])).rows.length,
+  trail: (await rt.db.query<{ kind: string }>('SELECT kind FROM run_trace WHERE run_id = $1 ORDER BY id', [runId])).rows.map((r) => r.kind),
+});
+
+test('each write of a run, sent twice with one id, is applied once; a write of another id from a worker that lost the lease is refused', async () => {
+  const runId = await startRun({ role: GO_ROLE, maxIterations: 1 });
+  const queue = createRunQueue(rt.db, { workerId: 'write-ids', leaseMs: 3_600_000, maxAttempts: 3 });
+  const claimed = await queue.claim();
+  assert.equal(claimed?.id, runId);
+  const ctx = initialContext({ runId, orgId: claimed!.orgId, engine: claimed!.engine, role: GO_ROLE, params: claimed!.params });
+  const twice = async (write: (writeId: string) => Promise<unknown>) => {
+    const writeId = randomUUID();
+    const first = await write(writeId);
+    const once = await stateOf(runId);
+    assert.deepEqual(await write(writeId), first, 'the second send answers as the first did');
+    assert.deepEqual(await stateOf(runId), once, 'and changes nothing');
+    return once;
+  };
+  await twice((id) => queue.checkpoint({ ...ctx, step: 'retrieve' }, [{ type: 'queries.expanded', data: { iteration: 1 } }], id));
+  await twice((id) =>
+    queue.saveEntries({ ...ctx, step: 'score' }, [{ candidateId: randomUUID(), externalId: 'x', name: null, status: 'unscored', reason: 'test', retrievalScore: 0.5, iteration: 1 }], id),
+  );
+  await twice((id) => queue.appendEvent(runId, 'run.retrying', { attempt: 1 }, id));
+  const stop = { reason: 'exhausted' as const, iteration: 1, reasoning: 'test' };
+  const done = await twice((id) => queue.finish({ ...ctx, stop }, 'succeeded', stop, null, { status: 'succeeded' }, [], id));
+  assert.equal(done.run.status, 'succeeded');
+  assert.deepEqual(done.events.map((e) => e.type), ['run.queued', 'queries.expanded', 'candidate.unscored', 'run.retrying', 'run.stopped']);
+  assert.deepEqual(done.events.map((e) => e.seq), [1, 2, 3, 4, 5]);
+  assert.equal(done.entries, 1);
+  assert.equal(done.trail.filter((k) => k === 'run.finished').length, 1);
+
+  // Another write after the lease was taken: refused, as before ids.
+  const taken = await startRun({ role: GO_ROLE, maxIterations: 1 });
+  assert.equal((await queue.claim())?.id, taken);
+  await rt.db.query("UPDATE matching_runs SET lease_owner = 'the-new-owner' WHERE id = $1", [taken]);
+  await assert.rejects(queue.checkpoint({ ...ctx, runId: taken }, [], randomUUID()), LeaseLostError);
+  await rt.db.query("UPDATE matching_runs SET status = 'cancelled', lease_owner = NULL WHERE id = $1", [taken]);
+});
+
+test('a worker whose writes land but whose answers are lost goes on in the same attempt, with the timeline of an uninterrupted run', async () => {
+  const timeline = async (runId: string) => {
+    const s = await stateOf(runId);
+    return { types: s.events.map((e) => e.type), seqs: s.events.map((e) => e.seq), entries: s.entries };
+  };
+  const runWith = async (db: Database) => {
+    const worker = startTestWorker(rt, { db });
+    try {
+      const runId = await startRun({ role: GO_ROLE, maxIterations: 2, scoreLimit: 3 });
+      await waitFor(async () => (await stateOf(runId)).run.status !== 'running' && (await stateOf(runId)).run.status !== 'queued', 20_000, 'the run to end');
+      return runId;
+    } finally {
+      await worker.stop(2_000);
+    }
+  };
+  const uninterrupted = await runWith(rt.db);
+
+  // The first checkpoint, the first scored candidates and the finish are committed, then their answers are lost
+  // as a cut connection loses them.
+  const lost = new Set<string>();
+  const kindOf = (text: string) =>
+    /A candidate erased since/.test(text) ? 'entries' : /SET checkpoint = \$3, progress/.test(text) ? 'checkpoint' : /SET status = \$3, stop = \$4/.test(text) ? 'finish' : null;
+  const lossy: Database = {
+    ...rt.db,
+    async query<R>(text: string, values?: unknown[]) {
+      const answer = await rt.db.query<R>(text, values);
+      const kind = kindOf(text);
+      if (kind && !lost.has(kind)) {
+        lost.add(kind);
+        throw new DatabaseFaultError('database_unavailable', new Error('Connection terminated unexpectedly'));
+      }
+      return answer;
+    },
+  };
+  const interrupted = await runWith(lossy);
+  assert.deepEqual([...lost].sort(), ['checkpoint', 'entries', 'finish'], 'each kind of write lost its answer once');
+  const row = (await rt.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM matching_runs WHERE id = $1', [interrupted])).rows[0]!;
+  assert.deepEqual(row, { status: 'succeeded', attempts: 1 }, 'no attempt was lost');
+  assert.deepEqual(await timeline(interrupted), await timeline(uninterrupted), 'every event and entry once, in order');
+});
