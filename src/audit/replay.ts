@@ -18,7 +18,7 @@ import { initialContext, type RunContext } from '../matching/context.js';
 import { SUBSCORE_NAMES, type Engine, type RoleSpec, type Subscores } from '../matching/domain.js';
 import { runWorkflow, WorkflowInterrupted } from '../matching/workflow.js';
 import type { SearchHit, SearchRequest } from '../retrieval/search.js';
-import type { EntryWrite } from '../runs/run-queue.js';
+import type { EntryWrite } from '../runs/run-writes.js';
 import type { RunParams, Stop } from '../runs/run-schemas.js';
 import { createReplayClient, createReplayFetch, type ExchangeRecord, type ReplayStats } from './exchanges.js';
 import type { AgentModelRecord, RunManifest } from './manifest.js';

@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentCallContext, Agents } from '../agents/types.js';
 import { turnByTurn } from '../llm/dispatch.js';
-import type { EntryWrite } from '../runs/run-queue.js';
+import type { EntryWrite } from '../runs/run-writes.js';
 import type { SearchHit, SearchRequest } from '../retrieval/search.js';
 import { bestScore, emptyRound, strongCount, type RunContext, type StepName } from './context.js';
 import type { CandidateView, RetrievedCandidate } from './domain.js';

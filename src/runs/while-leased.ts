@@ -7,7 +7,7 @@ import { OUTAGE_RETRY_MS as RETRY_MS } from '../db/batch-writer.js';
 import { databaseOutage, unappliedOutage, type StatementSender } from '../db/database.js';
 import type { Logger } from 'pino';
 import { createFailureStreak, type FailureStreak } from './failure-streak.js';
-import { LeaseLostError } from './run-queue.js';
+import { LeaseLostError } from './run-writes.js';
 import type { ActiveRun } from './worker.js';
 
 /**

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { initialContext } from '../../src/matching/context.js';
-import { createRunQueue, LeaseLostError } from '../../src/runs/run-queue.js';
+import { createRunQueue } from '../../src/runs/run-queue.js';
+import { LeaseLostError } from '../../src/runs/run-writes.js';
 import { RunParamsSchema } from '../../src/runs/run-schemas.js';
 import { connectionUrl } from '../support/database.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';

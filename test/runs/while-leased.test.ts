@@ -7,7 +7,7 @@ import pg from 'pg';
 import { databaseOutage } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
 import { pino } from 'pino';
-import { LeaseLostError } from '../../src/runs/run-queue.js';
+import { LeaseLostError } from '../../src/runs/run-writes.js';
 import { leasedWrites, whileLeased } from '../../src/runs/while-leased.js';
 
 // As pg and Node report them (see test/db/database-faults.test.ts for the real ones).
