@@ -18,7 +18,7 @@
 // by punctuation, the line's end or a word that ends an introduction ("and", "from"). All patterns start with a literal cue, a separator or a line's start and
 // hold only bounded quantifiers: linear.
 import { COMMON_WORD_NAMES, HONORIFIC, isSkillSurname, NOT_NAME_WORDS, PARTICLES, withoutPostNominals } from './scrub-names.js';
-import { needsGivenOrTitle, PERSON_LABEL } from './name-labels.js';
+import { needsGivenOrTitle, PERSON_LABEL, PERSON_LABEL_WORDS } from './name-labels.js';
 import { isGivenName } from './nicknames.js';
 import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
@@ -118,7 +118,11 @@ const FURTHER_REFEREE_RE = new RegExp(
 const REFERENCE_LINES = 30;
 /** How much of a line is read for referees. */
 const REFERENCE_LINE_CHARS = 400;
-const CUE_HINT = /name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|manager|supervisor|report|lead|advis|mentor|sponsor|coach|PI|review|recruit|director|boss|investigator|editor/i;
+// A text with none of these has no introduction, sign-off or label to read (the labels' own words: name-labels.ts).
+const CUE_HINT = new RegExp(
+  `name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|${PERSON_LABEL_WORDS}`,
+  'i',
+);
 
 // What ends an introduction in prose: punctuation, the end of the line, a contact detail ("<[EMAIL]>", "[PHONE]"), or a
 // word that goes on about the person.

@@ -45,6 +45,11 @@ const GIVEN_OR_TITLED_LABEL = new RegExp(`^(?:ref|report(?:s|ing)[ \\t]+to|${REL
 const LEADING_POSSESSIVE = new RegExp(`^${POSSESSIVE}`, 'i');
 /** The labels above, as a pattern of alternatives (with their colon or dash) for introduced-names.ts's LABEL_RE. */
 export const PERSON_LABEL = `${BRACKETED_LABEL}|${LINE_LABEL}`;
+/**
+ * The words every label above holds, wherever they stand: introduced-names.ts skips a text with none of them (nor any
+ * other cue of its own), so a label added above is read without a second list to keep in step.
+ */
+export const PERSON_LABEL_WORDS = `${MANAGER}|MANAGER|SUPERVISOR|[Rr]ef|REF|${REPORTS_TO}|${RELATION_LABEL}|${BRACKETED_RELATION}`;
 
 const QUALIFIED_MANAGER_LABEL = new RegExp(`^${MANAGER_OF}${MANAGER}`, 'i');
 const MANAGER_LABEL = new RegExp(`^(?:${MANAGER_KIND})?${MANAGER}`, 'i');

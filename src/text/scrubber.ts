@@ -109,7 +109,9 @@ import { isSkillForm } from './skills.js';
  *    Berlin Office)", "Lead: Platform Migration", "(Director: Engineering)").
  * 17: in brackets, an editor ("(editor: Jane Roe)"), and any of their labels after "my" or "our" ("(my boss: John
  *    Smith)", "(our lead: Dr. Jane Roe)"), each needing what the label alone needs. Kept: a journal or a team there
- *    ("(editor: Nature Reviews)", "(my lead: Platform Team)"), an editor at a line's start ("Editor: VS Code").
+ *    ("(editor: Nature Reviews)", "(my lead: Platform Team)"), an editor at a line's start ("Editor: VS Code"). And
+ *    every label is read in a text with no other cue word ("(interviewer: Jane Roe)", "(supervised by: Jane Roe)"
+ *    alone were skipped).
  */
 export const SCRUB_RULES_VERSION = 17;
 

@@ -172,6 +172,10 @@ const removed: Array<[string, string, string]> = [
   ],
   // Alone in a text, with no other label's word beside it.
   ['an editor in brackets, alone', 'Wrote a chapter on Go concurrency (editor: Jane Roe).', 'Wrote a chapter on Go concurrency (editor: [NAME]).'],
+  ...[
+    'manager', 'supervisor', 'hiring manager', 'ref', 'reports to', 'lead', 'tech lead', 'advisor', 'adviser', 'supervised by', 'thesis supervised by',
+    'mentor', 'mentored by', 'sponsor', 'coach', 'PI', 'principal investigator', 'reviewer', 'interviewer', 'recruiter', 'director', 'boss', 'editor',
+  ].map((label): [string, string, string] => [`the "${label}" label, alone in its text`, `Analyst, Globex (${label}: Jane Roe)`, `Analyst, Globex (${label}: [NAME])`]),
   // What else a label's brackets list after its person is an employer, a title or a stack, and stays, as do the
   // employers and places on the lines after; a references label's line lists referees, not a manager's.
   [
