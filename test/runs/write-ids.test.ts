@@ -75,7 +75,7 @@ test('a worker whose writes land but whose answers are lost goes on in the same 
     const worker = startTestWorker(rt, { db });
     try {
       const runId = await startRun({ role: GO_ROLE, maxIterations: 2, scoreLimit: 3 });
-      await waitFor(async () => (await stateOf(runId)).run.status !== 'running' && (await stateOf(runId)).run.status !== 'queued', 20_000, 'the run to end');
+      await waitFor(async () => !['queued', 'running'].includes((await stateOf(runId)).run.status), 20_000, 'the run to end');
       return runId;
     } finally {
       await worker.stop(2_000);
