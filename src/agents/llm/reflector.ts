@@ -36,8 +36,9 @@ function renderRound(input: ReflectInput): string {
     strongBefore: input.strongBefore,
     strongAfter: input.strongAfter,
   };
-  // The numbers are ours; the queries were written by a model from user text, so they are fenced.
-  return `# Round results\n${JSON.stringify(numbers)}\nQueries used so far:\n${fence('queries', input.usedQueries.join('\n'))}`;
+  // The numbers are ours; the queries were written by a model from user text, so they are fenced. They come back from
+  // the run's checkpoint, which an older release may have written unscrubbed: scrubbed here too, as the expander does.
+  return `# Round results\n${JSON.stringify(numbers)}\nQueries used so far:\n${fence('queries', input.usedQueries.map(scrubModelText).join('\n'))}`;
 }
 
 export function createLlmReflector(deps: LlmAgentDeps): Reflector {
