@@ -46,12 +46,19 @@ export function estimateTokens(text: string): number {
 }
 
 /**
- * A token count as a provider reported it, if it is one: a non-negative safe integer. Anything else (negative,
- * fractional, NaN, huge, a string) is null, and the caller charges its own estimate instead: a bad count must
- * neither credit a budget nor break the metrics' counters.
+ * The most tokens one attempt may be counted: what a ledger row holds (its token columns are 32-bit integers), far
+ * beyond any model's context. A count above it could not be written, and the attempt would be missing from the
+ * ledger, the run's usage and a resumed run's budget.
+ */
+export const MAX_REPORTED_TOKENS = 2 ** 31 - 1;
+
+/**
+ * A token count as a provider reported it, if it is one: a non-negative integer up to MAX_REPORTED_TOKENS. Anything
+ * else (negative, fractional, NaN, huge, a string) is null, and the caller charges its own estimate instead: a bad
+ * count must neither credit a budget, nor break the metrics' counters, nor keep the attempt out of the ledger.
  */
 export function reportedTokens(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_REPORTED_TOKENS ? value : null;
 }
 
 /** A call's worst case: estimated prompt (all uncached) plus the full completion allowance, at the model's prices. */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pLimit from 'p-limit';
-import { createBudget, estimateTokens } from '../../src/llm/budget.js';
+import { createBudget, estimateTokens, MAX_REPORTED_TOKENS } from '../../src/llm/budget.js';
 import { AGENT_HEADER } from '../../src/llm/chat.js';
 import { BudgetExceededError, ModelCallError, UnknownModelError } from '../../src/llm/errors.js';
 import { fakeReply } from '../support/fake-llm-server.js';
@@ -184,17 +184,23 @@ test('refused and truncated answers are recorded with their own outcomes', async
   assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['refused', 'truncated']);
 });
 
-test('usage that is not a non-negative safe integer is replaced by our estimate: it never credits the budget', async (t) => {
+test('usage that is not a count a ledger row can hold is replaced by our estimate: it never credits the budget', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
   h.server.script(
     fakeReply.text('ok', { promptTokens: -5_000_000, completionTokens: 1 }),
     fakeReply.text('ok', { promptTokens: 10, completionTokens: 2.5, cachedTokens: 50 }),
+    // Past a ledger row's 32-bit token columns: its insert would fail, and the attempt would be missing from the ledger.
+    fakeReply.text('ok', { promptTokens: 3_000_000_000, completionTokens: MAX_REPORTED_TOKENS }),
   );
   const budget = createBudget({ maxTokens: 10_000, maxCostUsd: 0.01 });
   await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100, budget });
   await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100, budget });
-  const [negative, fractional] = h.ledger.entries();
+  await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100 });
+  const [negative, fractional, huge] = h.ledger.entries();
+  assert.ok(huge!.promptTokens > 0 && huge!.promptTokens < 1000, `prompt ${huge!.promptTokens}: our estimate`);
+  assert.equal(huge!.completionTokens, MAX_REPORTED_TOKENS, 'the largest count a row holds is kept');
+  assert.equal(huge!.tokensEstimated, true);
   assert.ok(negative!.promptTokens > 0, `prompt ${negative!.promptTokens}`);
   assert.equal(negative!.completionTokens, 1, 'the valid count is kept');
   assert.ok(negative!.costUsd > 0);
