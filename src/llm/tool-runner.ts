@@ -98,9 +98,18 @@ function wireToolCall(call: ChatCompletionMessageToolCall): ChatCompletionMessag
  * fence tag or a chat-template token): its text returns neutralised, as ask()'s re-ask echo does, so it cannot
  * close a fence or open a turn on a server whose template reads such tokens.
  */
-function assistantParam(m: ChatCompletionMessage): ChatCompletionAssistantMessageParam {
+function assistantParam(m: ChatCompletionMessage, calls: ChatCompletionMessageToolCall[] = []): ChatCompletionAssistantMessageParam {
   const content = typeof m.content === 'string' ? neutraliseFenceTags(m.content) : null;
-  return { role: 'assistant', content, ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls.map(wireToolCall) } : {}) };
+  return { role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls.map(wireToolCall) } : {}) };
+}
+
+/**
+ * The tool calls a turn asks for, or none. The answer is untrusted: `tool_calls` that is not a list (a string, an
+ * object) asks for nothing, and the turn is read as a final answer, which its schema then judges and re-asks.
+ */
+function toolCallsOf(m: ChatCompletionMessage): ChatCompletionMessageToolCall[] {
+  const calls: unknown = m.tool_calls;
+  return Array.isArray(calls) ? (calls as ChatCompletionMessageToolCall[]) : [];
 }
 
 /**
@@ -218,7 +227,7 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
       onExchange: opts.onExchange,
       logger: opts.logger,
       judge: (choice) =>
-        finalSchema && !(choice.message.tool_calls && choice.message.tool_calls.length > 0)
+        finalSchema && toolCallsOf(choice.message).length === 0
           ? judgementOf((box.result = interpretAnswer(finalSchema, choice)))
           : defaultJudge(choice),
     });
@@ -226,10 +235,11 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
     tokensUsed += answer.usage.promptTokens + answer.usage.completionTokens;
     const message = answer.message;
 
-    if (message.tool_calls && message.tool_calls.length > 0) {
-      transcript.push(assistantParam(message));
+    const calls = toolCallsOf(message);
+    if (calls.length > 0) {
+      transcript.push(assistantParam(message, calls));
       // Sequential on purpose: attempt caps and the transcript order stay deterministic.
-      for (const call of message.tool_calls) transcript.push(await runToolCall(call));
+      for (const call of calls) transcript.push(await runToolCall(call));
       continue;
     }
 

@@ -255,6 +255,33 @@ test('malformed tool calls count against the iteration cap like other invalid ca
   assert.equal(weather.calls.length, 0);
 });
 
+test('tool_calls that is no list asks for no tool: the turn is read as the final answer, judged and re-asked, never a crash', async (t) => {
+  const h = await setupLlm({ settings: { reaskLimit: 1 } });
+  t.after(h.close);
+  const weather = weatherTool();
+  const Final = z.object({ summary: z.string(), tempF: z.number() });
+  const reply = (content: string | null, toolCalls: unknown) => ({
+    type: 'raw' as const,
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id: 'x', object: 'chat.completion', created: 0, model: 'fake-chat', usage: { prompt_tokens: 10, completion_tokens: 5 },
+      choices: [{ index: 0, finish_reason: 'tool_calls', logprobs: null, message: { role: 'assistant', content, tool_calls: toolCalls } }],
+    }),
+  });
+  // No answer in the content: re-asked within the bound; then a valid one is taken whatever tool_calls says.
+  h.server.script(reply(null, 'get_current_weather'), reply(JSON.stringify({ summary: 'warm', tempF: 72 }), { name: 'get_current_weather' }));
+  const result = await run(h, weather.registry, { finalSchema: Final, schemaName: 'weather_answer' });
+  assert.deepEqual(result.value, { summary: 'warm', tempF: 72 });
+  assert.equal(weather.calls.length, 0, 'no tool ran');
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['invalid_output', 'ok']);
+  // Without a final schema the turn is the answer.
+  h.server.script(reply('done', 7));
+  const plain = await run(h, weather.registry, {});
+  assert.equal(plain.content, 'done');
+  assert.deepEqual(plain.toolCalls, []);
+});
+
 test('tool results are fenced and every string in them neutralised: a handler result or a tool name cannot close the fence', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
