@@ -104,7 +104,9 @@ export interface ChatCallerDeps {
 export const AGENT_HEADER = 'x-talent-matcher-agent';
 
 export function defaultJudge(choice: ChatCompletion.Choice): Judgement {
-  if (choice.message.refusal) return { outcome: 'refused', issues: [`refused: ${choice.message.refusal}`] };
+  // Not the refusal's words: they are model-written and may repeat a candidate's details, and the issues go to the
+  // ledger's error column and to logs. The audit trail keeps the answer as it came.
+  if (choice.message.refusal) return { outcome: 'refused', issues: ['the model refused to answer'] };
   if (choice.finish_reason === 'length') return { outcome: 'truncated', issues: ['the answer was cut off at the token limit'] };
   return { outcome: 'ok' };
 }

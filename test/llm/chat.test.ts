@@ -173,15 +173,17 @@ test('a failing ledger does not throw away a paid answer', async (t) => {
   assert.equal(res.message.content, 'kept');
 });
 
-test('refused and truncated answers are recorded with their own outcomes', async (t) => {
+test('refused and truncated answers are recorded with their own outcomes; a refusal\'s words stay out of the ledger', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
-  h.server.script(fakeReply.refusal(), fakeReply.truncated());
+  // A model may repeat what it was sent: the ledger's error column is read like a log, so the words are not kept there.
+  h.server.script(fakeReply.refusal('I will not assess Jane Doe, jane.doe@example.com'), fakeReply.truncated());
   const refused = await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 });
   const truncated = await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 });
   assert.equal(refused.judgement.outcome, 'refused');
   assert.equal(truncated.finishReason, 'length');
   assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['refused', 'truncated']);
+  assert.equal(h.ledger.entries()[0]!.error, 'the model refused to answer');
 });
 
 test('usage that is not a count a ledger row can hold is replaced by our estimate: it never credits the budget', async (t) => {
