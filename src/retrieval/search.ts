@@ -140,13 +140,17 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       const current = readsScrubbedCopies(req.filters) ? currentCopiesFor(db, req.orgId) : undefined;
       // The queries' words are read while they embed (a model's embedding takes far longer than that statement), and
       // the term statistics and the pool's size before the lists: the embedded server runs one statement at a time.
-      // Whichever fails first fails the search; the other's outcome is still awaited by Promise.all, never unhandled.
+      // Both are settled before the search fails on either: an embedding the endpoint still works on is paid for, and
+      // the run must not end (or be handed back) before its ledger row is written, as the reranker's batches.
       const wordsRead = read(() => rarity.tsqueries(req.orgId, queries));
       const embedding = embedder.embed(queries, {
         orgId: req.orgId,
         ...(call ? { signal: call.signal, runId: call.runId, budget: call.budget, deadline: call.deadline } : {}),
       });
-      const [vectors, tsqueries] = await Promise.all([embedding, wordsRead]);
+      const [embedded, words] = await Promise.allSettled([embedding, wordsRead]);
+      if (embedded.status === 'rejected') throw embedded.reason;
+      if (words.status === 'rejected') throw words.reason;
+      const [vectors, tsqueries] = [embedded.value, words.value];
       // Each list fetches more than the limit so fusion has something to agree on.
       const fetch = Math.min(1000, Math.max(req.limit * 2, 50));
       const exact = (await read(() => rarity.poolSize(req.orgId))) <= exactScanMaxPool;

@@ -148,6 +148,27 @@ test('the queries’ words are read while they embed: a model’s embedding does
   assert.deepEqual(hits, expected, 'the same hits as a search that embeds first');
 });
 
+test('a search whose words read fails still waits for its embedding: the paid call is settled before the run hears of the failure', async () => {
+  const local = createLocalEmbedder();
+  const req: SearchRequest = { orgId, queries: ['Go Kubernetes'], filters: {}, excludeIds: [], limit: 10 };
+  const events: string[] = [];
+  // An embedding endpoint still working when the statement fails (with EMBEDDINGS=llm its ledger row comes with its answer).
+  const slow = { model: local.model, dimension: local.dimension, embed: async (texts: string[]) => (await new Promise((r) => setTimeout(r, 150)), events.push('embedding answered'), local.embed(texts)) };
+  const failing: Database = {
+    ...db,
+    query: async (text, values) => {
+      if (/array_agg\(DISTINCT l\.lexeme\)/.test(text)) {
+        events.push('words read failed');
+        throw new Error('canceling statement due to statement timeout');
+      }
+      return db.query(text, values);
+    },
+  };
+  await assert.rejects(createSearch({ db: failing, embedder: slow }).search(req), /statement timeout/);
+  events.push('search failed');
+  assert.deepEqual(events, ['words read failed', 'embedding answered', 'search failed']);
+});
+
 test('the one-scan form returns the lists the per-query form returns when it scans every row, and full-text ranks per query', async () => {
   // The per-query form with index scans off is what it was before the one-scan form, on pools the planner scanned.
   const perQuery = createSearch({ db: recorded(db, { indexScansOff: true }).db, embedder: createLocalEmbedder(), exactScanMaxPool: 0 });
