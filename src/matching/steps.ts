@@ -92,10 +92,13 @@ const score: Step = async (ctx, deps) => {
   const retrieval = new Map([...ctx.round.retrieved, ...ctx.backlog].map((h) => [h.id, h.fusedScore]));
   // Texts are read up front: while the scorers wait on a model no connection is held. Names and external ids are
   // needed only for the entries, so the scorers' requests do not wait for them (asked second: the database
-  // answers in turn).
+  // answers in turn). An entry cannot be written without them: their read, if it fails (a statement timeout; an
+  // outage is waited out by the read itself), is sent once more at once, and should that fail too no further scorer
+  // is sent, as its answer could not be written and the run's next attempt would pay for it again.
   const viewsRead = deps.views(ctx.orgId, todo);
-  const identitiesRead = deps.identities(ctx.orgId, todo);
-  identitiesRead.catch(() => {});
+  const identitiesRead = deps.identities(ctx.orgId, todo).catch(() => deps.identities(ctx.orgId, todo));
+  let identitiesFailed: unknown = null;
+  identitiesRead.catch((err: unknown) => (identitiesFailed = err));
   const views = new Map((await viewsRead).map((v) => [v.id, v]));
   // The context as the scorers answered, and as written: entries are written in the order they arrived.
   let current = ctx;
@@ -143,6 +146,7 @@ const score: Step = async (ctx, deps) => {
         // slot held through it is a model request not sent (twenty runs' writes queue on one database).
         const outcome = await deps.globalScoreLimit(async () => {
           deps.signal.throwIfAborted();
+          if (identitiesFailed) throw identitiesFailed;
           return deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
         });
         const identity = (await identitiesRead).get(id);

@@ -1,0 +1,88 @@
+// The scoring step driven directly: its entries need the candidates' names and external ids, read beside the scorers.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import type { Agents } from '../../src/agents/types.js';
+import { initialContext, type RunContext } from '../../src/matching/context.js';
+import type { CandidateView } from '../../src/matching/domain.js';
+import { STEP_FUNCTIONS, type StepDeps } from '../../src/matching/steps.js';
+import type { EntryWrite } from '../../src/runs/run-writes.js';
+import { RunParamsSchema } from '../../src/runs/run-schemas.js';
+import { GO_ROLE } from '../support/fixtures.js';
+
+const ORG = '00000000-0000-4000-8000-000000000001';
+const ids = Array.from({ length: 6 }, (_, i) => `00000000-0000-4000-8000-00000000001${i}`);
+
+function roundToScore(): RunContext {
+  const ctx = initialContext({ runId: '00000000-0000-4000-8000-000000000002', orgId: ORG, engine: 'heuristic', role: GO_ROLE, params: RunParamsSchema.parse({ scoreLimit: 2 }) });
+  const retrieved = ids.map((id, i) => ({ id, fusedScore: 1 - i / 10, vectorRank: i + 1, textRank: null, distance: 0.1 }));
+  return { ...ctx, step: 'rerank', round: { ...ctx.round, retrieved, rerankedIds: ids } };
+}
+
+/** Deps whose identities read fails `failures` times before it answers; the scorers answer once the second read is done. */
+function depsWith(failures: number) {
+  const scored: string[] = [];
+  const saved: EntryWrite[] = [];
+  let identityReads = 0;
+  let secondReadDone!: () => void;
+  const secondRead = new Promise<void>((resolve) => (secondReadDone = resolve));
+  const deferred: Array<Promise<void>> = [];
+  const controller = new AbortController();
+  const agents = {
+    scorer: {
+      score: async (input: { candidate: CandidateView }) => {
+        scored.push(input.candidate.id);
+        await secondRead;
+        await new Promise((resolve) => setImmediate(resolve));
+        const subscores = { hardSkills: 20, domain: 10, seniority: 10, impact: 10, logistics: 5, trajectory: 5 };
+        return { status: 'scored', score: { subscores, totalScore: 60, rationale: 'ok', evidence: [] } };
+      },
+    },
+  } as unknown as Agents;
+  const deps: StepDeps = {
+    agents,
+    search: () => Promise.reject(new Error('no search here')),
+    views: async (_org, wanted) => wanted.map((id) => ({ id, headline: 'Go engineer', location: null, yearsExperience: 5, skills: ['Go'], text: 'Go services' })),
+    identities: async (_org, wanted) => {
+      const read = ++identityReads;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (read <= failures) throw new Error('canceling statement due to statement timeout');
+        return new Map(wanted.map((id) => [id, { externalId: `ext-${id.slice(-2)}`, name: null }]));
+      } finally {
+        if (read === 2) secondReadDone();
+      }
+    },
+    saveEntries: async (_ctx, entries) => {
+      saved.push(...entries);
+      return { cancelRequested: false };
+    },
+    defer: (writes) => void deferred.push(writes),
+    trace: async () => {},
+    signal: controller.signal,
+    callContext: { orgId: ORG, signal: controller.signal },
+    logger: pino({ level: 'silent' }),
+    globalScoreLimit: (fn) => fn(),
+  };
+  return { deps, scored, saved, identityReads: () => identityReads, deferred };
+}
+
+test('a failed read of names and external ids is sent once more: every entry is written with its identity', async () => {
+  const { deps, scored, saved, identityReads, deferred } = depsWith(1);
+  const end = await STEP_FUNCTIONS.score(roundToScore(), deps);
+  await Promise.all(deferred);
+  assert.equal(identityReads(), 2);
+  assert.deepEqual([...scored].sort(), ids);
+  assert.deepEqual(saved.map((e) => e.candidateId).sort(), ids);
+  assert.ok(saved.every((e) => e.externalId === `ext-${e.candidateId.slice(-2)}`), 'each with its external id');
+  assert.equal(end.scored.length, ids.length);
+});
+
+test('when that read fails twice, no further scorer is sent: answers that could not be written are not paid for', async () => {
+  const { deps, scored, saved, identityReads } = depsWith(2);
+  await assert.rejects(STEP_FUNCTIONS.score(roundToScore(), deps), /statement timeout/);
+  assert.equal(identityReads(), 2);
+  // Two scorers at a time (scoreLimit 2): the first two were in flight when the second read failed, no more after.
+  assert.equal(scored.length, 2, `scored ${scored.length}`);
+  assert.equal(saved.length, 0);
+});
