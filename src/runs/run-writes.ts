@@ -160,7 +160,8 @@ export function createRunWrites(db: Database, workerId: string) {
     },
 
     async finish(
-      ctx: RunContext,
+      /** The run's last context; or, for a run that ended before its context was read, its id: its checkpoint and progress stay. */
+      ctx: RunContext | { runId: string },
       status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
       stop: Stop,
       error: { title: string; detail: string } | null,
@@ -175,7 +176,8 @@ export function createRunWrites(db: Database, workerId: string) {
       // names no candidate (no erasure can touch it); nothing is written unless the lease is still this worker's.
       const r = await db.query(
         `WITH r AS (
-           UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = $6, progress = $7, finished_at = now(),
+           UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = coalesce($6::json, checkpoint),
+             progress = coalesce($7::jsonb, progress), finished_at = now(),
              lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[]),
              last_write = $12
            WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $12
@@ -190,8 +192,8 @@ export function createRunWrites(db: Database, workerId: string) {
           status,
           JSON.stringify(stop),
           error ? JSON.stringify(error) : null,
-          JSON.stringify(ctx),
-          JSON.stringify(progressOf(ctx)),
+          'params' in ctx ? JSON.stringify(ctx) : null,
+          'params' in ctx ? JSON.stringify(progressOf(ctx)) : null,
           ...eventColumns(all),
           JSON.stringify(finished),
           writeId,

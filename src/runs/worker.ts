@@ -9,21 +9,19 @@ import type { AgentCallContext, Agents } from '../agents/types.js';
 import { exchangeRecord } from '../audit/exchanges.js';
 import type { Journal } from '../audit/journal.js';
 import type { CandidateStore } from '../candidates/candidate-store.js';
-import { sqlState, type Database } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import { NotFoundError } from '../errors.js';
 import { initialContext, type RunContext } from '../matching/context.js';
 import type { Engine } from '../matching/domain.js';
-import { CancelRequested } from '../matching/steps.js';
-import { CancelledAtBoundary, runWorkflow, WorkflowInterrupted, type RunEventInput } from '../matching/workflow.js';
+import { runWorkflow, WorkflowInterrupted, type RunEventInput } from '../matching/workflow.js';
 import type { Metrics } from '../metrics.js';
 import type { Search } from '../retrieval/search.js';
 import { scrubRole } from '../roles/scrub-role.js';
-import { runError } from './run-error.js';
-import type { Stop } from './run-schemas.js';
 import { createFailureStreak } from './failure-streak.js';
+import { createRunEnding } from './run-ending.js';
 import { createRunQueue, type ClaimedRun } from './run-queue.js';
-import { LeaseLostError } from './run-writes.js';
 import { startHeartbeat } from './heartbeat.js';
-import { leasedReads, leasedWrites, type LeasedRead, type LeasedWrite } from './while-leased.js';
+import { leasedReads, leasedWrites, type LeasedRead } from './while-leased.js';
 import { createLiveness } from './worker-liveness.js';
 
 export interface WorkerOptions {
@@ -69,10 +67,6 @@ export interface ActiveRun {
   done: Promise<void>;
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-}
-
 export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const queue = createRunQueue(deps.db, { workerId, leaseMs: opts.leaseMs, maxAttempts: opts.maxAttempts });
@@ -86,6 +80,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   // While the database is away every poll's claim fails: the first failure is logged, then a line at most every 30 s.
   const claims = createFailureStreak({ log, what: 'claim' });
   const heartbeat = startHeartbeat({ queue, active, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, liveness, abort, log });
+  const ending = createRunEnding({ queue, journal: deps.journal, metrics: deps.metrics, maxAttempts: opts.maxAttempts, isBudgetError: deps.isBudgetError });
 
   function abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void {
     if (run.abortReason) return;
@@ -107,39 +102,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         unscoredIds: entries.filter((e) => e.status === 'unscored').map((e) => e.candidateId),
       };
     }
-    // The claim read the role with the run.
-    if (!run.role) throw new Error(`role ${run.roleId} of run ${run.id} is gone`);
+    // The claim read the role with the run. Without it the run cannot start, on this attempt or any other.
+    if (!run.role) throw Object.assign(new NotFoundError(`The run's role ${run.roleId}`), { retryable: false });
     return initialContext({ runId: run.id, orgId: run.orgId, engine: run.engine, role: scrubRole(run.role), params: run.params });
-  }
-
-  async function finishWith(
-    ctx: RunContext,
-    status: 'succeeded' | 'failed' | 'cancelled',
-    stop: Stop,
-    error: { title: string; detail: string } | null,
-    run: { log: Logger; startedAt: Date; write: LeasedWrite },
-    /** The events of the workflow's last checkpoint, which the finish writes (see drive). */
-    closing: RunEventInput[] = [],
-  ) {
-    // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
-    await deps.journal.flush();
-    await run.write((writeId) => queue.finish(ctx, status, stop, error, {
-      status,
-      stop,
-      error,
-      scored: ctx.scored.length,
-      unscored: ctx.unscoredIds.length,
-      durationMs: Date.now() - run.startedAt.getTime(),
-    }, closing, writeId));
-    deps.metrics.runsFinished.inc({ status, reason: stop.reason });
-    if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
-    run.log.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
-  }
-
-  // The next claim builds the run's budget from its ledger rows: this attempt's are written first, as a finish does.
-  async function handBack(runId: string, opts: { countAttempt: boolean }): Promise<void> {
-    await deps.journal.flush();
-    await queue.release(runId, opts);
   }
 
   async function drive(run: ClaimedRun, active: ActiveRun): Promise<void> {
@@ -148,7 +113,18 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The run's reads and writes wait a database outage out while its lease lasts (while-leased.ts).
     const read = leasedReads(active, runLog);
     const write = leasedWrites(active, runLog, () => abort(active, 'lease_lost'));
-    let ctx = await contextFor(run, read);
+    const attempt = { run, active, log: runLog, write };
+    const deadline = run.startedAt.getTime() + opts.deadlineMs;
+    // What the run starts from: its context and its budget (what earlier attempts spent), read before any model call.
+    let ctx: RunContext;
+    let budgeted: AgentCallContext;
+    try {
+      ctx = await contextFor(run, read);
+      budgeted = await read(() => deps.callContextFor(run, signal, deadline));
+    } catch (err) {
+      await ending.interrupted(attempt, err, { runId: run.id, iteration: run.checkpoint?.iteration ?? 1 });
+      return;
+    }
     active.iteration = ctx.iteration;
     // Every line of a run carries runId, orgId and the round in progress (agents and the model layer included).
     const iterationLog = () => runLog.child({ iteration: ctx.iteration });
@@ -165,9 +141,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       deps.journal.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
     }
     iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.neverClaimed ? 'run started' : 'run resumed');
-    const deadline = run.startedAt.getTime() + opts.deadlineMs;
     const callContext: AgentCallContext = {
-      ...(await read(() => deps.callContextFor(run, signal, deadline))),
+      ...budgeted,
       read,
       get logger() {
         return iterationLog();
@@ -185,7 +160,6 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     // The workflow's last checkpoint (its context has a stop) is written by the finish, with the run's end: the
     // context once instead of twice in a row, and a statement less between the last answer and the finished run.
     let closing: RunEventInput[] = [];
-    const ending = { log: runLog, startedAt: run.startedAt, write };
     try {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
@@ -233,43 +207,11 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         },
         globalScoreLimit: (fn) => globalScoreLimit(fn),
       }, { opening: [opening] });
-      await finishWith(ctx, 'succeeded', ctx.stop!, null, ending, closing);
+      await ending.finish(attempt, ctx, 'succeeded', ctx.stop!, null, closing);
     } catch (err) {
+      // The workflow's own interruption carries the last context it saved; a failed finish, the run's end.
       const interrupted = err instanceof WorkflowInterrupted ? err : new WorkflowInterrupted(ctx, err);
-      const cause = interrupted.cause;
-      const last = interrupted.context;
-      if (active.abortReason === 'lease_expired') {
-        iterationLog().warn('lease ran out unrenewed (the database did not answer); run abandoned, to be claimed again');
-        return;
-      }
-      if (active.abortReason === 'lease_lost' || cause instanceof LeaseLostError) {
-        iterationLog().warn('lease lost; another worker owns the run now');
-        return;
-      }
-      if (active.abortReason === 'shutdown') {
-        await handBack(run.id, { countAttempt: false });
-        iterationLog().info('handed back on shutdown');
-        return;
-      }
-      if (active.abortReason === 'cancel' || cause instanceof CancelRequested || cause instanceof CancelledAtBoundary) {
-        await finishWith(last, 'cancelled', { reason: 'cancelled', iteration: last.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, ending);
-        return;
-      }
-      if (deps.isBudgetError(cause)) {
-        await finishWith(last, 'succeeded', { reason: 'budget', iteration: last.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, ending);
-        return;
-      }
-      // The error is logged here with its SQLSTATE if it is the database's, through the logger's err serializer: its
-      // codes and constraint, its words without the values they quote (src/log-errors.ts). The owner reads runError's.
-      iterationLog().error({ err: cause, sqlState: sqlState(cause) }, 'run failed');
-      const failure = runError(cause);
-      const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < opts.maxAttempts;
-      if (retryable) {
-        await write((writeId) => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }, writeId));
-        await write(() => handBack(run.id, { countAttempt: true }));
-        return;
-      }
-      await finishWith(last, 'failed', { reason: 'error', iteration: last.iteration, reasoning: 'The run failed; see error.' }, failure, ending);
+      await ending.interrupted(attempt, interrupted.cause, interrupted.context, err instanceof WorkflowInterrupted ? [] : closing);
     }
   }
 

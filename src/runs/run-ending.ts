@@ -1,0 +1,115 @@
+// How a claimed run ends: finished with a named outcome, handed back for another attempt, or left to the worker that
+// took it; whether its workflow returned, was interrupted, or could not start (its context or budget not read).
+import type { Logger } from 'pino';
+import type { Journal } from '../audit/journal.js';
+import { sqlState } from '../db/database.js';
+import type { RunContext } from '../matching/context.js';
+import { CancelRequested } from '../matching/steps.js';
+import { CancelledAtBoundary, type RunEventInput } from '../matching/workflow.js';
+import type { Metrics } from '../metrics.js';
+import { runError } from './run-error.js';
+import type { ClaimedRun, RunQueue } from './run-queue.js';
+import type { Stop } from './run-schemas.js';
+import { LeaseLostError } from './run-writes.js';
+import type { LeasedWrite } from './while-leased.js';
+import type { ActiveRun } from './worker.js';
+
+/** What a run ends from: its last context, or only its id and round when it ended before its context was read. */
+export type RunEnd = RunContext | { runId: string; iteration: number };
+
+/** One attempt of a run as its ending needs it. */
+export interface Attempt {
+  run: ClaimedRun;
+  active: Pick<ActiveRun, 'abortReason'>;
+  log: Logger;
+  write: LeasedWrite;
+}
+
+const isContext = (end: RunEnd): end is RunContext => 'params' in end;
+
+export function createRunEnding(deps: {
+  queue: Pick<RunQueue, 'finish' | 'checkpoint' | 'appendEvent' | 'release'>;
+  journal: Pick<Journal, 'flush'>;
+  metrics: Metrics;
+  maxAttempts: number;
+  isBudgetError(err: unknown): boolean;
+}) {
+  const { queue } = deps;
+
+  async function finish(
+    attempt: Attempt,
+    end: RunEnd,
+    status: 'succeeded' | 'failed' | 'cancelled',
+    stop: Stop,
+    error: { title: string; detail: string } | null,
+    /** The events of the workflow's last checkpoint, which the finish writes (the worker folds it into the finish). */
+    closing: RunEventInput[] = [],
+  ): Promise<void> {
+    // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
+    await deps.journal.flush();
+    const counts = isContext(end) ? { scored: end.scored.length, unscored: end.unscoredIds.length } : { scored: null, unscored: null };
+    const durationMs = Date.now() - attempt.run.startedAt.getTime();
+    await attempt.write((writeId) => queue.finish(end, status, stop, error, { status, stop, error, ...counts, durationMs }, closing, writeId));
+    deps.metrics.runsFinished.inc({ status, reason: stop.reason });
+    if (stop.reason === 'budget') deps.metrics.budgetStops.inc();
+    attempt.log.child({ iteration: stop.iteration }).info({ status, reason: stop.reason }, `run ${status}: ${stop.reason}: ${stop.reasoning}`);
+  }
+
+  // The next claim builds the run's budget from its ledger rows: this attempt's are written first, as a finish does.
+  async function handBack(runId: string, opts: { countAttempt: boolean }): Promise<void> {
+    await deps.journal.flush();
+    await queue.release(runId, opts);
+  }
+
+  /**
+   * Ends an attempt that did not finish its run: its workflow was interrupted (`end` is the last context it saved),
+   * its finish failed (`end` has its stop, `closing` the events of its last checkpoint), or it could not start (`end`
+   * names the run only).
+   */
+  async function interrupted(attempt: Attempt, cause: unknown, end: RunEnd, closing: RunEventInput[] = []): Promise<void> {
+    const { run, active } = attempt;
+    const log = attempt.log.child({ iteration: end.iteration });
+    if (active.abortReason === 'lease_expired') {
+      log.warn('lease ran out unrenewed (the database did not answer); run abandoned, to be claimed again');
+      return;
+    }
+    if (active.abortReason === 'lease_lost' || cause instanceof LeaseLostError) {
+      log.warn('lease lost; another worker owns the run now');
+      return;
+    }
+    if (active.abortReason === 'shutdown') {
+      await handBack(run.id, { countAttempt: false });
+      log.info('handed back on shutdown');
+      return;
+    }
+    if (active.abortReason === 'cancel' || cause instanceof CancelRequested || cause instanceof CancelledAtBoundary) {
+      await finish(attempt, end, 'cancelled', { reason: 'cancelled', iteration: end.iteration, reasoning: 'Cancelled on request; the shortlist keeps what was scored.' }, null, closing);
+      return;
+    }
+    if (deps.isBudgetError(cause)) {
+      await finish(attempt, end, 'succeeded', { reason: 'budget', iteration: end.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, closing);
+      return;
+    }
+    // The error is logged here with its SQLSTATE if it is the database's, through the logger's err serializer: its
+    // codes and constraint, its words without the values they quote (src/log-errors.ts). The owner reads runError's.
+    log.error({ err: cause, sqlState: sqlState(cause) }, isContext(end) ? 'run failed' : 'run could not start');
+    const failure = runError(cause);
+    const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < deps.maxAttempts;
+    if (retryable) {
+      // Only the finish failed: the workflow's last checkpoint, folded into it, is saved on its own, so the next
+      // attempt finishes at once instead of making the last step's model calls again.
+      // Should that fail too, the next attempt repeats the step, as it did before.
+      if (isContext(end) && end.stop && closing.length) await attempt.write((writeId) => queue.checkpoint(end, closing, writeId)).catch(() => {});
+      await attempt.write((writeId) => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }, writeId));
+      await attempt.write(() => handBack(run.id, { countAttempt: true }));
+      return;
+    }
+    await finish(attempt, end, 'failed', { reason: 'error', iteration: end.iteration, reasoning: 'The run failed; see error.' }, failure, closing);
+  }
+
+  return { finish, interrupted };
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

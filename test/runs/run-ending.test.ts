@@ -1,0 +1,109 @@
+// How an attempt that did not finish its run ends it: a run that could not start is handed back at once (or, on its
+// last attempt, fails with the error that stopped it), and one whose finish failed is not made to repeat its last step.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Database } from '../../src/db/database.js';
+import { DatabaseFaultError } from '../../src/errors.js';
+import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
+import { startTestWorker } from '../support/worker.js';
+
+let rt: TestRuntime;
+before(async () => {
+  rt = await startApiWithCandidates(backendPool());
+});
+after(() => rt.close());
+
+const timeout = () => new DatabaseFaultError('database_timeout', new Error('canceling statement due to statement timeout'));
+
+async function startRun(body: Record<string, unknown>): Promise<string> {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: body });
+  assert.equal(res.statusCode, 202, res.body);
+  return res.json().id as string;
+}
+
+async function ended(runId: string, withinMs: number) {
+  const run = await waitFor(async () => {
+    const res = await rt.app!.inject({ method: 'GET', url: `/v1/matching-runs/${runId}`, headers: rt.auth() });
+    const body = res.json();
+    return ['queued', 'running'].includes(body.status) ? null : body;
+  }, withinMs, 'the run to end');
+  const events = await rt.db.query<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM run_events WHERE run_id = $1 ORDER BY seq', [runId]);
+  const row = (await rt.db.query<{ attempts: number }>('SELECT attempts FROM matching_runs WHERE id = $1', [runId])).rows[0]!;
+  return { run, events: events.rows, attempts: row.attempts };
+}
+
+test('a run whose budget could not be read is handed back at once with run.retrying, not after its lease, and the next attempt runs it', async () => {
+  let reads = 0;
+  // A lease far longer than the test waits: a run left running under it would not end in time.
+  const worker = startTestWorker(rt, {
+    leaseMs: 60_000,
+    callContextFor: (original) => async (run, signal, deadline) => {
+      if (++reads === 1) throw timeout();
+      return original(run, signal, deadline);
+    },
+  });
+  try {
+    const { run, events, attempts } = await ended(await startRun({ role: GO_ROLE, maxIterations: 1 }), 15_000);
+    assert.equal(run.status, 'succeeded');
+    assert.equal(attempts, 2);
+    const retrying = events.find((e) => e.type === 'run.retrying');
+    assert.ok(retrying, events.map((e) => e.type).join(' '));
+    assert.match(String(retrying.data.error), /^DatabaseTimeoutError: /);
+    assert.equal(events.filter((e) => e.type === 'run.resumed').length, 1);
+  } finally {
+    await worker.stop(2_000);
+  }
+});
+
+test('on its last attempt a run that cannot start ends failed with the error that stopped it, not as attempts exhausted', async () => {
+  const worker = startTestWorker(rt, { leaseMs: 60_000, maxAttempts: 1, callContextFor: () => async () => Promise.reject(timeout()) });
+  try {
+    const { run, events } = await ended(await startRun({ role: GO_ROLE, maxIterations: 1 }), 15_000);
+    assert.equal(run.status, 'failed');
+    assert.equal(run.error.title, 'DatabaseTimeoutError');
+    assert.equal(run.stop.reason, 'error');
+    assert.deepEqual(events.map((e) => e.type), ['run.queued', 'run.failed']);
+  } finally {
+    await worker.stop(2_000);
+  }
+});
+
+test('a run whose finish failed is handed back with its last checkpoint: the next attempt finishes without asking the reflector again', async () => {
+  let reflections = 0;
+  let finishes = 0;
+  // The finish statement is refused once, before it runs (a statement timeout, say).
+  const refusing: Database = {
+    ...rt.db,
+    async query<R>(text: string, values?: unknown[]) {
+      if (/SET status = \$3, stop = \$4/.test(text) && ++finishes === 1) throw timeout();
+      return rt.db.query<R>(text, values);
+    },
+  };
+  const worker = startTestWorker(rt, {
+    db: refusing,
+    leaseMs: 60_000,
+    wrap: (agents) => ({
+      ...agents,
+      reflector: {
+        reflect: async (input) => {
+          reflections++;
+          return { stop: true, reasoning: `Enough after round ${input.iteration}.`, hints: [] };
+        },
+      },
+    }),
+  });
+  try {
+    const { run, events, attempts } = await ended(await startRun({ role: GO_ROLE, maxIterations: 3, scoreLimit: 3 }), 15_000);
+    assert.equal(run.status, 'succeeded');
+    assert.equal(run.stop.reason, 'reflector');
+    assert.equal(attempts, 2);
+    assert.equal(finishes, 2);
+    assert.equal(reflections, 1, 'the reflection was not paid for twice');
+    const types = events.map((e) => e.type);
+    assert.equal(types.filter((t) => t === 'iteration.reflected').length, 1, types.join(' '));
+    assert.deepEqual(types.slice(-4), ['iteration.reflected', 'run.retrying', 'run.resumed', 'run.stopped']);
+  } finally {
+    await worker.stop(2_000);
+  }
+});
