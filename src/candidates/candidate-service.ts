@@ -1,5 +1,6 @@
 // Candidate ingestion: scrub, normalise skills, hash, embed what changed, then write all-or-nothing.
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { scrub, SCRUB_RULES_VERSION, type ScrubOptions } from '../text/scrubber.js';
@@ -95,6 +96,9 @@ export function prepareCandidate(input: CandidateInput): PreparedCandidate {
   return { ...fields, skillKeys: skillKeysOf(scrubbed.scrubbedSkills), contentHash, ...scrubbed };
 }
 
+/** How long an upload's scrubbing runs before other work gets a turn of the event loop. */
+const PREPARE_SLICE_MS = 10;
+
 /** The text a candidate is embedded from: scrubbed, so no PII ever reaches an embedding model. */
 export function embeddingText(c: Pick<ScrubbedFields, 'scrubbedHeadline' | 'scrubbedSkills' | 'scrubbedText'>): string {
   return [c.scrubbedHeadline ?? '', c.scrubbedSkills.join(', '), c.scrubbedText].filter(Boolean).join('\n');
@@ -121,8 +125,18 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
   }
   return {
     async upsert(orgId: string, inputs: CandidateInput[]): Promise<Array<{ externalId: string; id: string; status: UpsertStatus }>> {
-      // The last occurrence of a repeated externalId wins, as if the items were sent one by one.
-      const byExternalId = new Map(inputs.map((c) => [c.externalId, prepareCandidate(c)]));
+      // The last occurrence of a repeated externalId wins, as if the items were sent one by one. Scrubbing takes tens
+      // of milliseconds for a long resume (a batch of 500 can take tens of seconds): other requests are served between
+      // slices of it, instead of the process answering nothing until the whole batch is scrubbed.
+      const byExternalId = new Map<string, PreparedCandidate>();
+      let slice = performance.now();
+      for (const c of inputs) {
+        byExternalId.set(c.externalId, prepareCandidate(c));
+        if (performance.now() - slice >= PREPARE_SLICE_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
+      }
       const prepared = [...byExternalId.values()];
       const existing = await store.existingHashes(orgId, [...byExternalId.keys()]);
       const changed = prepared.filter((c) => existing.get(c.externalId)?.hash !== c.contentHash);
