@@ -310,10 +310,13 @@ async function rescrubStale(db: Database, orgId: string, rows: ViewRow[]): Promi
     [orgId, stale.map((row) => row.id)],
   );
   const fresh = new Map(raw.rows.map((c) => [c.id, scrubRow(c)]));
-  return rows.map((row) => {
+  // A stale row not read again was erased in between: it drops out, as an erased candidate does, rather than reach
+  // an agent as the older rules scrubbed it.
+  const staleIds = new Set(stale.map((row) => row.id));
+  return rows.flatMap((row) => {
     const f = fresh.get(row.id);
-    if (!f) return row;
-    return { ...row, headline: f.scrubbedHeadline, location: f.scrubbedLocation, skills: f.scrubbedSkills, scrubbed_text: f.scrubbedText, scrub_version: f.scrubVersion };
+    if (!f) return staleIds.has(row.id) ? [] : [row];
+    return [{ ...row, headline: f.scrubbedHeadline, location: f.scrubbedLocation, skills: f.scrubbedSkills, scrubbed_text: f.scrubbedText, scrub_version: f.scrubVersion }];
   });
 }
 

@@ -4,6 +4,7 @@ import { embeddingText, prepareCandidate } from '../../src/candidates/candidate-
 import { codePointPrefix, createCandidateStore } from '../../src/candidates/candidate-store.js';
 import type { Logger } from 'pino';
 import { rescrubCandidates, startRescrubber } from '../../src/candidates/rescrub.js';
+import type { Database } from '../../src/db/database.js';
 import { SCRUB_RULES_VERSION } from '../../src/text/scrubber.js';
 import { candidate } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
@@ -269,6 +270,21 @@ test('rows scrubbed with older rules: agents see them scrubbed at once, the back
   const after = (await rt.db.query<{ scrub_version: number }>('SELECT scrub_version FROM candidates WHERE id = $1', [id])).rows[0]!;
   assert.equal(after.scrub_version, SCRUB_RULES_VERSION);
   assert.equal((await upsert([candidate('old-sean', SEAN)])).json().items[0].status, 'unchanged');
+});
+
+test('a stale row erased between its view and its raw read drops out: no agent gets the copy older rules made', async () => {
+  const id = (await upsert([candidate('erased-mid-read', SEAN)])).json().items[0].id;
+  const orgId = await orgOf(id);
+  await rt.db.query(`UPDATE candidates SET scrub_version = 0, scrubbed_text = 'Reach me on 087 123 4567.' WHERE id = $1`, [id]);
+  // The erasure lands between the two statements of a view.
+  const erasing: Database = {
+    ...rt.db,
+    query: async (text, values) => {
+      if (/SELECT id, name, email, phone, headline, location, skills, resume FROM candidates/.test(text)) await rt.db.query('DELETE FROM candidates WHERE id = $1', [id]);
+      return rt.db.query(text, values);
+    },
+  };
+  assert.deepEqual(await createCandidateStore(erasing).views(orgId, [id]), []);
 });
 
 test('a row whose content another release rewrote without its scrubbed copies counts as stale, everywhere', async () => {
