@@ -1,9 +1,9 @@
 // Building blocks shared by the route schemas: safe text, ids, and timestamps.
 import { z } from 'zod';
+import { LONE_SURROGATE } from '../text/storable.js';
 
 // A lone UTF-16 surrogate ("\ud800" in JSON) is not text: PostgreSQL refuses it inside jsonb and silently
 // replaces it elsewhere, so one field would answer 400 without a path and another would store U+FFFD.
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Text that PostgreSQL can store: no NUL characters, no lone surrogates, bounded length. */
 export function text(min: number, max: number) {

@@ -9,6 +9,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { LimitFunction } from 'p-limit';
 import { pino, type Logger } from 'pino';
+import { storableJson } from '../text/storable.js';
 import { classifyAttempt, NoCompletionError, noCompletion, readAnswerBody } from './answer-shape.js';
 import { answerUsage, failedAttemptCharge } from './answer-usage.js';
 import { worstCase, type Budget, type Reservation } from './budget.js';
@@ -222,10 +223,13 @@ export function createChatCaller(deps: ChatCallerDeps) {
             // A signal aborted already is refused by the SDK before anything is sent: such an attempt costs nothing.
             const abortedBeforeSend = req.signal?.aborted === true;
             try {
-              const { data: raw, request_id } = await deps.client.chat.completions
+              const { data: answered, request_id } = await deps.client.chat.completions
                 .create(body, { signal: req.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
                 .withResponse();
               requestId = request_id;
+              // A NUL or a lone surrogate in the answer is replaced (src/text/storable.ts): as it came, neither the
+              // trail's record of the answer nor a candidate scored from it could be written.
+              const raw = storableJson(answered);
               const latencyMs = now() - started;
               // The body is the provider's and untrusted: a missing choices list or a message that is no object must
               // not throw here, before the row below, or a paid answer would be recorded as a free failure. A body that

@@ -1,4 +1,7 @@
-// JSON parsing for untrusted text (model answers, tool arguments): bounded in size and depth, no prototype keys.
+// JSON parsing for untrusted text (model answers, tool arguments): bounded in size and depth, no prototype keys, and
+// every string value storable (a NUL or a lone surrogate escaped in the text is replaced: src/text/storable.ts).
+import { storableText } from '../text/storable.js';
+
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export interface SafeJsonOptions {
@@ -61,7 +64,7 @@ export function safeJsonParse(text: string, options: SafeJsonOptions = {}): Safe
         forbidden ??= key;
         return undefined;
       }
-      return v;
+      return typeof v === 'string' ? storableText(v) : v;
     });
   } catch (err) {
     return { ok: false, error: `invalid JSON: ${unquoted(err)}` };

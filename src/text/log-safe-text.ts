@@ -1,5 +1,6 @@
 // Text of unknown origin (an error's message, a model server's error body) made fit for a log line.
 import { scrub } from './scrubber.js';
+import { storableText } from './storable.js';
 import { withoutEcho } from './without-echo.js';
 
 /** Longest message a log line keeps; the start of a message says what went wrong, the rest is mostly echo. */
@@ -38,14 +39,14 @@ export function clip(text: string, max: number): string {
 }
 
 /**
- * Words of unknown origin made fit for a log: emails, phones, links and addresses scrubbed, quoted values cut, and
- * clipped. A name outside quotes and outside a header or contact line is not recognisable and stays (docs/security.md),
+ * Words of unknown origin made fit for a log (or a ledger row): emails, phones, links and addresses scrubbed, quoted
+ * values cut, clipped, and storable (no NUL, no lone surrogate). A name outside quotes and outside a header or contact line is not recognisable and stays (docs/security.md),
  * unless it is in what the text echoes of `sent` (the request a model server's error answers): that is cut too.
  */
 export function logSafeText(text: string, max = MAX_MESSAGE_CHARS, sent = ''): string {
   // Clipped first as well: the scrubber's cost grows with the text, and what is cut is never logged. The echo is cut
   // after the scrubber (the request was scrubbed text too, so their placeholders agree) and the quoted values (a cut
   // that took one quote of a pair would leave a quoted value bare).
-  return clip(withoutEcho(cutQuotedValues(scrub(clip(text, max * 4), { detectNames: false, contactNames: true })), sent), max);
+  return storableText(clip(withoutEcho(cutQuotedValues(scrub(clip(text, max * 4), { detectNames: false, contactNames: true })), sent), max));
 }
 

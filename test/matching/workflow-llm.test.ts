@@ -78,6 +78,39 @@ test('reflector: its reasoning and hints are scrubbed before they reach a log, t
   assert.deepEqual(leaks(JSON.stringify(secondExpansion?.body.messages)), [], 'the next prompt');
 });
 
+test('an answer holding NUL characters or lone surrogates is stored with them replaced: scored, in the trail, in the ledger', async () => {
+  // Neither can be written as it came (PostgreSQL refuses NUL in text and jsonb, a lone surrogate in jsonb): the
+  // entries, the trail's record of the answer and a refusal's ledger row would fail, and the scorer be paid again.
+  const odd = 'Strong Go work\u0000 at scale \ud83d and \udc00 on call.';
+  let refused = false;
+  fake.setHandler(scriptedModel({
+    override: (req) => {
+      if (req.agent !== 'scorer') return undefined;
+      if (!refused) {
+        refused = true;
+        return fakeReply.refusal(`No\u0000 \ud800`);
+      }
+      const evidence = { hardSkills: [odd], domain: [], seniority: [], impact: [], logistics: [], trajectory: [] };
+      return fakeReply.json({ subscores: MIDDLING, rationale: odd, evidence });
+    },
+  }));
+  const r = await run({ maxIterations: 1, scoreLimit: 2 });
+  assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+  assert.equal(r.shortlist.length, 2, JSON.stringify(r.shortlist));
+  for (const e of r.shortlist) {
+    assert.equal(e.rationale, 'Strong Go work\ufffd at scale \ufffd and \ufffd on call.');
+    assert.equal(e.evidence[0].quote, e.rationale);
+  }
+  const count = async (sql: string) => Number((await rt.db.query<{ n: string }>(sql, [r.id])).rows[0]!.n);
+  const exchanges = await count("SELECT count(*) AS n FROM run_trace WHERE run_id = $1 AND kind = 'model.exchange'");
+  assert.equal(exchanges, await count('SELECT count(*) AS n FROM model_calls WHERE run_id = $1'), 'every model call is in the trail');
+  const refusal = "SELECT count(*) AS n FROM run_trace WHERE run_id = $1 AND kind = 'model.exchange' AND data->>'outcome' = 'refused' AND strpos(data::text, chr(65533)) > 0";
+  assert.equal(await count(refusal), 1, 'the refusal, replaced');
+  const refusals = await rt.db.query<{ outcome: string }>("SELECT outcome FROM model_calls WHERE run_id = $1 AND agent = 'scorer' AND outcome = 'refused'", [r.id]);
+  assert.equal(refusals.rows.length, 1, 'the refusal has its ledger row');
+  assert.ok(!rt.logs.some((l) => l.msg === 'audit trail write failed' || l.msg === 'ledger write failed'), 'no write failed');
+});
+
 test('max_iterations: fresh queries each round, and no candidate is scored twice', async () => {
   fake.setHandler(scriptedModel());
   const from = fake.requests.length;
