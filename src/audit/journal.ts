@@ -17,6 +17,8 @@ export interface TraceRow {
   data: unknown;
   /** When it happened, not when the batch was written. */
   at: Date;
+  /** The row's identity: a batch tried again after it had in fact been written (its answer lost) adds nothing. */
+  entryId: string;
 }
 
 /**
@@ -41,13 +43,13 @@ function traceSql(rows: TraceRow[], values: unknown[]): { live: string; insert: 
   // In id order, as concurrent statements then take the same locks in the same order.
   const live = `live AS (SELECT id FROM candidates WHERE id = ANY(${param([...named].sort(), 'uuid')}) ORDER BY id FOR KEY SHARE)`;
   const gone = (id: string) => `${id} NOT IN (SELECT id FROM live)`;
-  const insert = `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
+  const insert = `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at, entry_id)
      SELECT t.run_id, t.org_id, t.kind, t.candidate_id,
             CASE WHEN (t.candidate_id IS NOT NULL AND ${gone('t.candidate_id')})
                    OR (t.kind = 'model.exchange'
                        AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(t.data -> 'candidateIds') x(id) WHERE ${gone('x.id::uuid')}))
                  THEN '{"erased": true}'::jsonb ELSE t.data END,
-            t.at
+            t.at, t.entry_id
      FROM unnest(${[
        param(rows.map((r) => r.runId), 'uuid'),
        param(rows.map((r) => r.orgId), 'uuid'),
@@ -55,7 +57,9 @@ function traceSql(rows: TraceRow[], values: unknown[]): { live: string; insert: 
        param(rows.map((r) => r.candidateId), 'uuid'),
        param(data.map((d) => JSON.stringify(d)), 'jsonb'),
        param(rows.map((r) => r.at), 'timestamptz'),
-     ].join(', ')}) AS t(run_id, org_id, kind, candidate_id, data, at)`;
+       param(rows.map((r) => r.entryId), 'uuid'),
+     ].join(', ')}) AS t(run_id, org_id, kind, candidate_id, data, at, entry_id)
+     ON CONFLICT (entry_id) WHERE entry_id IS NOT NULL DO NOTHING`;
   return { live, insert };
 }
 
@@ -117,7 +121,7 @@ export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error
       writer.add({ ledger: { ...entry, at: new Date(), entryId: randomUUID() } });
     },
     trace(run: { runId: string; orgId: string }, kind: string, data: unknown, candidateId: string | null = null): void {
-      writer.add({ trail: { runId: run.runId, orgId: run.orgId, kind, candidateId, data, at: new Date() } });
+      writer.add({ trail: { runId: run.runId, orgId: run.orgId, kind, candidateId, data, at: new Date(), entryId: randomUUID() } });
     },
     /** Every row handed over before this call is written (or was reported lost). */
     async flush(): Promise<void> {

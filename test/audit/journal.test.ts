@@ -92,7 +92,7 @@ test('ledger rows alone and trail rows alone are written as before', async () =>
   assert.doesNotMatch(statements[1]!, /model_calls/);
 });
 
-test('a batch written whose answer was lost (the connection dropped after the commit) is not written twice when retried', async () => {
+test('a batch written whose answer was lost (the connection dropped after the commit) is not written twice when retried, ledger or trail', async () => {
   const runId = await newRun();
   let dropped = false;
   const db: Queryable = {
@@ -110,9 +110,13 @@ test('a batch written whose answer was lost (the connection dropped after the co
   const journal = createJournal({ db, logger: { error: (obj: unknown) => lost.push(obj) } as never });
   await journal.record(call(runId, 0.25));
   await journal.record(call(runId, 0.5));
+  journal.trace({ runId, orgId }, 'model.exchange', { agent: 'scorer', candidateIds: [] });
+  journal.trace({ runId, orgId }, 'step.finished', { iteration: 1 });
   await journal.flush();
   assert.ok(dropped);
   assert.deepEqual(lost, [], 'the retry succeeded');
+  const trail = await rt.db.query<{ kind: string }>('SELECT kind FROM run_trace WHERE run_id = $1 ORDER BY id', [runId]);
+  assert.deepEqual(trail.rows.map((r) => r.kind), ['model.exchange', 'step.finished'], 'each trail row once');
   const ledger = await rt.db.query<{ n: number; cost: number }>('SELECT count(*)::int AS n, sum(cost_usd) AS cost FROM model_calls WHERE run_id = $1', [runId]);
   assert.deepEqual(ledger.rows[0], { n: 2, cost: 0.75 }, 'each call once in the ledger');
   const totals = await rt.db.query<{ llm_calls: number; cost_usd: number }>('SELECT llm_calls, cost_usd FROM matching_runs WHERE id = $1', [runId]);
