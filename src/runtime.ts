@@ -4,6 +4,7 @@ import pLimit from 'p-limit';
 import { pino, type Logger } from 'pino';
 import { createAgentsFactory } from './agents/create-agents.js';
 import { buildApp } from './app.js';
+import { createJournal } from './audit/journal.js';
 import { ensureBootstrapKey, openMigratedDatabase } from './bootstrap.js';
 import { startRescrubber } from './candidates/rescrub.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
@@ -11,7 +12,6 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { loggerOptions } from './logger.js';
 import { createMetrics } from './metrics.js';
-import { createUsageStore } from './usage/usage-store.js';
 import { createSearch, ensureVectorIndex } from './retrieval/search.js';
 import { startWorker, type Worker } from './runs/worker.js';
 import { createServices, type Services } from './services.js';
@@ -45,10 +45,12 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
     const metrics = createMetrics();
     // One cap on model requests in flight for the process: chat and embedding requests go to the same LLM_BASE_URL.
     const modelLimiter = pLimit(config.LLM_CONCURRENCY);
-    // Embedding calls of the llm embedder are ledger rows like any other model call.
-    const embedder = createEmbedder(config, { usage: createUsageStore(db), metrics, logger, limiter: modelLimiter });
+    // Embedding calls of the llm embedder are ledger rows like any other model call, written by the same journal: it
+    // waits a database outage out, and a run is finished (or handed back) only once its rows are written.
+    const journal = createJournal({ db, logger });
+    const embedder = createEmbedder(config, { usage: journal, metrics, logger, limiter: modelLimiter });
     await ensureVectorIndex(db, embedder.model, embedder.dimension);
-    const services = await createServices(config, { db, logger, embedder, metrics, modelLimiter, now: opts.now });
+    const services = await createServices(config, { db, logger, embedder, journal, metrics, modelLimiter, now: opts.now });
     const search = createSearch({ db, embedder });
     const worker =
       config.PROCESS_ROLE === 'api'

@@ -1,7 +1,7 @@
 // Composes stores and services from config and a database: plain factories, no container.
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
-import { createJournal } from './audit/journal.js';
+import { createJournal, type Journal } from './audit/journal.js';
 import { createApiKeyStore } from './auth/api-keys.js';
 import { createCandidateService } from './candidates/candidate-service.js';
 import { createCandidateStore } from './candidates/candidate-store.js';
@@ -19,6 +19,8 @@ export interface ServiceDeps {
   db: Database;
   logger: Logger;
   embedder: Embedder;
+  /** The process's journal, if the embedder (made first) already writes to it. */
+  journal?: Journal;
   metrics?: Metrics;
   /** The process's one cap on model requests in flight (chat and embeddings alike); runtime.ts shares it with the embedder. */
   modelLimiter?: LimitFunction;
@@ -33,7 +35,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
   const roleStore = createRoleStore(db);
   const runStore = createRunStore(db);
   const usage = createUsageStore(db);
-  const journal = createJournal({ db, logger });
+  const journal = deps.journal ?? createJournal({ db, logger });
   const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS, now: deps.now });
   const lifecycle = { closing: false };
   const queueListeners = new Set<() => void>();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startFakeLlmServer } from '../support/fake-llm-server.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
+import { startRestartableDatabase } from '../support/restartable-database.js';
 import { startTestRuntime, waitFor } from '../support/runtime.js';
 import { scriptedModel } from '../support/scripted-model.js';
 
@@ -57,4 +58,44 @@ test('a heuristic run whose queries an endpoint embeds spends within its own bud
   assert.deepEqual([run.status, run.stop?.reason, run.usage.costUsd], ['succeeded', 'budget', 0]);
   const rows = await rt.db.query<{ outcome: string }>('SELECT outcome FROM model_calls WHERE run_id = $1', [runId]);
   assert.deepEqual(rows.rows.map((r) => r.outcome), ['budget'], 'the refusal is the run’s one ledger row');
+});
+
+test('EMBEDDINGS=llm: an embedding answered while the database is away keeps its ledger row, written once it is back', async () => {
+  const server = await startRestartableDatabase();
+  const fake = await startFakeLlmServer();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let asked!: () => void;
+  const embeddingAsked = new Promise<void>((resolve) => (asked = resolve));
+  // The endpoint answers the upload's embedding only once the database is gone.
+  fake.setHandler(async (req) => {
+    if (req.path === '/v1/embeddings') {
+      asked();
+      await held;
+    }
+    return undefined;
+  });
+  const rt = await startTestRuntime({
+    DATABASE_URL: server.url, PROCESS_ROLE: 'api', EMBEDDINGS: 'llm', LLM_BASE_URL: fake.url, LLM_MODEL: 'fake-chat', LLM_EMBEDDING_MODEL: 'fake-embed', DB_CONNECTION_TIMEOUT_MS: '1000',
+  });
+  try {
+    const upload = rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool('away-').slice(0, 2) } });
+    await embeddingAsked;
+    await server.stop();
+    release();
+    try {
+      assert.equal((await upload).statusCode, 503, 'the upload itself fails, named: nothing of it is stored');
+    } finally {
+      await server.start();
+    }
+    // The paid call is in the ledger all the same.
+    await rt.services.journal.flush();
+    const rows = await rt.db.query<{ n: number }>("SELECT count(*)::int AS n FROM model_calls WHERE agent = 'embedder'");
+    assert.equal(rows.rows[0]!.n, 1);
+    assert.equal(rt.logs.filter((l) => l.msg === 'ledger write failed').length, 0);
+  } finally {
+    await rt.close();
+    await fake.close();
+    await server.close();
+  }
 });
