@@ -26,6 +26,8 @@ after(async () => {
 
 const TABLES = ['candidates', 'candidate_embeddings', 'model_calls'];
 async function counts(): Promise<Record<string, number>> {
+  // Embedding calls' ledger rows are written by the journal, within ~150 ms of the call.
+  await rt.services.journal.flush();
   const r = await rt.db.query<Record<string, number>>(`SELECT ${TABLES.map((t) => `(SELECT count(*)::int FROM ${t}) AS ${t}`).join(', ')}`);
   return r.rows[0]!;
 }

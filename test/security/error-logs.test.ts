@@ -136,7 +136,8 @@ test('a model server error that echoes the request: the API logs its status, cod
     assert.equal(cause.error, undefined, 'the parsed body is not logged');
     assert.equal(cause.headers, undefined);
     assert.match(String(cause.message), /^400 Invalid '…': could not process "…"; contact \[EMAIL\]$/);
-    // The ledger row of the failed attempt holds the same words.
+    // The ledger row of the failed attempt holds the same words (written by the journal, within ~150 ms).
+    await rt.services.journal.flush();
     const rows = await rt.db.query<{ error: string | null }>("SELECT error FROM model_calls WHERE outcome <> 'ok'");
     assert.ok(rows.rows.length > 0);
     assertNoPii(JSON.stringify(rows.rows), 'the ledger');
