@@ -13,6 +13,11 @@ import type { EmbedOptions, Embedder } from './embedder.js';
 
 /** OpenAI accepts up to 2048 inputs per request; 256 keeps one request's body and latency modest on any server. */
 export const EMBEDDING_BATCH_SIZE = 256;
+/**
+ * A request's inputs add up to at most this many tokens, by our estimate (estimateTokens: a token per 3 characters,
+ * more than English text has): OpenAI refuses a request over 300,000, and a batch of 256 long resumes passes that.
+ */
+export const EMBEDDING_BATCH_MAX_TOKENS = 150_000;
 /** The ledger's agent name for embedding calls: a run's (its search queries, runId set) or an organisation's (ingestion). */
 export const EMBEDDER_AGENT = 'embedder';
 
@@ -28,6 +33,7 @@ export interface LlmEmbedOptions extends EmbedOptions {
 /** What the chat caller needs (client, registry, settings, ledger, limiter), plus the embedder's own knobs. */
 export interface LlmEmbedderDeps extends ChatCallerDeps {
   batchSize?: number;
+  batchMaxTokens?: number;
   defaultOrgId?: string;
 }
 
@@ -43,6 +49,10 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
   const model = deps.registry.embedding(modelId);
   if (!model) throw new UnknownModelError([{ agent: EMBEDDER_AGENT, model: modelId, reason: 'unknown or non-embedding' }], deps.registry.models.map((m) => m.id));
   const batchSize = deps.batchSize ?? EMBEDDING_BATCH_SIZE;
+  const batchMaxTokens = deps.batchMaxTokens ?? EMBEDDING_BATCH_MAX_TOKENS;
+  // An input longer than the model reads is refused whole by some servers (OpenAI: 8,191 tokens): it is cut to the
+  // model's context window by our estimate. The vector then stands for the text's start; full-text search reads all.
+  const maxInputChars = model.contextWindow * 3;
   const now = deps.now ?? Date.now;
   const limit: <T>(fn: () => Promise<T>) => Promise<T> = deps.limiter ? (fn) => deps.limiter!(fn) : (fn) => fn();
   let warnedUnattributed = false;
@@ -173,11 +183,25 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     dimension: model.dimension,
     async embed(texts: string[], opts: LlmEmbedOptions = {}): Promise<number[][]> {
       // The API rejects empty strings; a space embeds as "nothing" without failing the whole batch.
-      const inputs = texts.map((t) => (t.trim() === '' ? ' ' : t));
+      const inputs = texts.map((t) => (t.trim() === '' ? ' ' : cutAt(t, maxInputChars)));
       const out: number[][] = [];
-      // Sequential batches: the order of vectors is the order of texts, and one caller cannot take every slot of the limiter.
-      for (let i = 0; i < inputs.length; i += batchSize) out.push(...(await embedBatch(inputs.slice(i, i + batchSize), opts)));
+      // Sequential batches: the order of vectors is the order of texts, and one caller cannot take every slot of the
+      // limiter. A batch ends at batchSize inputs or before its estimated tokens would pass batchMaxTokens.
+      for (let i = 0; i < inputs.length; ) {
+        let end = i + 1;
+        let tokens = estimateTokens(inputs[i]!);
+        while (end < inputs.length && end - i < batchSize && tokens + estimateTokens(inputs[end]!) <= batchMaxTokens) tokens += estimateTokens(inputs[end++]!);
+        out.push(...(await embedBatch(inputs.slice(i, end), opts)));
+        i = end;
+      }
       return out;
     },
   };
+}
+
+/** The first max UTF-16 units of text, one fewer where the cut would split a surrogate pair. */
+function cutAt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

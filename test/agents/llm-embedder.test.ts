@@ -34,6 +34,24 @@ test('texts are embedded in batches of 256, in input order, at the registry mode
   assert.equal(entries[0]!.costUsd, costUsd(h.registry.embedding('fake-embed')!, { promptTokens: entries[0]!.promptTokens, completionTokens: 0 }));
 });
 
+test('a text longer than the model reads is cut to its context window; a batch of long texts is split by estimated tokens', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const embedder = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger, batchMaxTokens: 20_000 });
+  const window = h.registry.embedding('fake-embed')!.contextWindow;
+  // A surrogate pair right at the cut: it is not split.
+  const long = `${'a'.repeat(window * 3 - 1)}😀 and then more ${'b'.repeat(40_000)}`;
+  const texts = [long, ...Array.from({ length: 5 }, (_, i) => `resume ${i} ${'c'.repeat(11_990)}`)];
+  const vectors = await embedder.embed(texts, { orgId: ORG });
+  assert.equal(vectors.length, texts.length);
+  const inputs = h.server.requests.filter((r) => r.path === '/v1/embeddings').map((r) => r.body.input as string[]);
+  assert.equal(inputs[0]![0], 'a'.repeat(window * 3 - 1), 'cut before the pair it would split');
+  assert.ok(inputs.flat().every((input) => input.length <= window * 3));
+  // The cut text is ~8,192 estimated tokens, each other ~4,000: under 20,000 the first batch takes it and two more.
+  assert.deepEqual(inputs.map((batch) => batch.length), [3, 3]);
+  assert.ok(inputs.every((batch) => batch.reduce((n, input) => n + Math.ceil(input.length / 3), 0) <= 20_000));
+});
+
 test('a failing attempt is retried by our layer, each attempt a ledger row; an empty text does not fail the batch', async (t) => {
   const h = await setup();
   t.after(h.close);
