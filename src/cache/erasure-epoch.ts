@@ -30,11 +30,17 @@ export interface ErasureBoundMemo<V> {
  * process, at the copy's next use: the count is read before the data, so a copy never claims to be newer than it is,
  * and a use that has read a larger count waits for a load that started after it.
  */
-export function memoizeUntilErased<V>(db: Queryable, ttlMs: number, maxAgeMs: number, load: (orgId: string) => Promise<V>): ErasureBoundMemo<V> {
+export function memoizeUntilErased<V>(
+  db: Queryable,
+  ttlMs: number,
+  maxAgeMs: number,
+  load: (orgId: string) => Promise<V>,
+  opts: { maxKeys?: number } = {},
+): ErasureBoundMemo<V> {
   const memo = memoizeRefreshing(ttlMs, maxAgeMs, async (orgId: string) => {
     const erasures = await readErasures(db, orgId);
     return { erasures, value: await load(orgId) };
-  });
+  }, opts);
   async function asOf(orgId: string, erasures: number): Promise<V> {
     // Ends: a copy dropped here is replaced by a load that starts after `erasures` was read, which counts at least as many.
     for (;;) {

@@ -95,9 +95,11 @@ export type Memoized<V> = ((key: string) => Promise<V>) & {
  * value they had (stale-while-revalidate), up to maxAgeMs old: the first call after a quiet spell, or while reloads
  * keep failing, may still get a value that old. Only a key's first load, or a value older than maxAgeMs, is waited
  * for. A failed first load is forgotten at once; a failed reload keeps the old value, and the next call after ttlMs
- * tries again. Concurrent callers share one load.
+ * tries again. Concurrent callers share one load. At most maxKeys keys are remembered: the least recently asked for
+ * is dropped first (an organisation that has not searched for a while is loaded anew when it does).
  */
-export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key: string) => Promise<V>): Memoized<V> {
+export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key: string) => Promise<V>, opts: { maxKeys?: number } = {}): Memoized<V> {
+  const maxKeys = opts.maxKeys ?? Infinity;
   interface Entry {
     at: number;
     value: Promise<V>;
@@ -116,6 +118,11 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
   };
   const get = (key: string): Promise<V> => {
     const cached = entries.get(key);
+    if (cached) {
+      // The most recently asked for goes last: eviction takes the first.
+      entries.delete(key);
+      entries.set(key, cached);
+    }
     const age = cached ? Date.now() - cached.at : Infinity;
     if (cached && (age < ttlMs || !cached.ready)) return cached.value;
     if (cached && age < maxAgeMs) {
@@ -130,7 +137,9 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
       return cached.value;
     }
     const entry = loadInto(key);
+    entries.delete(key);
     entries.set(key, entry);
+    while (entries.size > maxKeys) entries.delete(entries.keys().next().value!);
     return entry.value;
   };
   // A reload under way replaces only the entry it was started for (see above), so it cannot bring the key back.

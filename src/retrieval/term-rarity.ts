@@ -6,9 +6,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface PoolStats {
   pool: number;
-  /** Documents per lexeme (english stemming, as in candidates.search_tsv). */
+  /** Documents per lexeme (english stemming, as in candidates.search_tsv): the most common maxLexemes of them. */
   df: Map<string, number>;
+  /**
+   * What a lexeme not in df counts as: 0 (no resume has it) when df holds the pool's every lexeme; when it holds only
+   * the most common, the fewest documents of any it holds (the lexeme is at least as rare, and may be in some).
+   */
+  unlisted: number;
 }
+
+/**
+ * At most this many lexemes are remembered per organisation (the most common ones, which decide what a search
+ * leaves out; the rest are rare alike), and at most MAX_ORGANISATIONS organisations' statistics per process: uploads
+ * full of made-up words must not grow a process's memory without bound.
+ */
+const MAX_LEXEMES = 200_000;
+const MAX_ORGANISATIONS = 64;
 
 /**
  * Role texts are long; an OR of their words matches nearly every resume ("experience", "team") and
@@ -21,27 +34,32 @@ interface PoolStats {
  * process: the erased resume's words must not choose another search's terms (the erasure count rides on the
  * statement that splits the queries into words, so the check costs no round trip).
  */
-export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs?: number; maxTerms?: number } = {}) {
+export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs?: number; maxTerms?: number; maxLexemes?: number } = {}) {
   const ttlMs = opts.ttlMs ?? 60_000;
   const maxAgeMs = opts.maxAgeMs ?? 15 * 60_000;
   const maxTerms = opts.maxTerms ?? 64;
+  const maxLexemes = opts.maxLexemes ?? MAX_LEXEMES;
   async function load(orgId: string): Promise<PoolStats> {
     if (!UUID.test(orgId)) throw new Error('organisation id must be a UUID');
     const [stats, count] = await Promise.all([
-      db.query<{ word: string; ndoc: number }>('SELECT word, ndoc FROM ts_stat($1)', [
+      db.query<{ word: string; ndoc: number }>('SELECT word, ndoc FROM ts_stat($1) ORDER BY ndoc DESC, word LIMIT $2', [
         `SELECT search_tsv FROM candidates WHERE org_id = '${orgId}'`,
+        maxLexemes + 1,
       ]),
       db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates WHERE org_id = $1', [orgId]),
     ]);
-    return { pool: count.rows[0]?.n ?? 0, df: new Map(stats.rows.map((r) => [r.word, r.ndoc])) };
+    const rows = stats.rows.slice(0, maxLexemes);
+    const unlisted = stats.rows.length > maxLexemes ? (rows.at(-1)?.ndoc ?? 1) : 0;
+    return { pool: count.rows[0]?.n ?? 0, df: new Map(rows.map((r) => [r.word, r.ndoc])), unlisted };
   }
 
-  const statsFor = memoizeUntilErased(db, ttlMs, maxAgeMs, load);
+  const statsFor = memoizeUntilErased(db, ttlMs, maxAgeMs, load, { maxKeys: MAX_ORGANISATIONS });
 
   function toTsquery(stats: PoolStats, lexemes: string[]): string | null {
-    const known = lexemes.filter((w) => stats.df.has(w));
-    const byRarity = (a: string, b: string) => stats.df.get(a)! - stats.df.get(b)! || (a < b ? -1 : 1);
-    let words = known.filter((w) => stats.df.get(w)! <= stats.pool / 2).sort(byRarity);
+    const dfOf = (w: string) => stats.df.get(w) ?? stats.unlisted;
+    const known = lexemes.filter((w) => dfOf(w) > 0);
+    const byRarity = (a: string, b: string) => dfOf(a) - dfOf(b) || (a < b ? -1 : 1);
+    let words = known.filter((w) => dfOf(w) <= stats.pool / 2).sort(byRarity);
     // A tiny pool can make every word "common": then the rarest few still beat none.
     if (!words.length) words = known.sort(byRarity).slice(0, 16);
     words = words.slice(0, maxTerms);

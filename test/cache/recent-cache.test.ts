@@ -90,3 +90,21 @@ test('with a size budget, the least recently set entries go until the rest fits;
   cache.set('d', 'xxxx');
   assert.deepEqual([cache.stale('b'), cache.stale('c'), cache.stale('d')], ['xx', 'xxxx', 'xxxx']);
 });
+
+test('memoizeRefreshing keeps at most maxKeys keys: the least recently asked for is loaded anew', async () => {
+  const loads: string[] = [];
+  const memo = memoizeRefreshing(60_000, 600_000, async (key) => (loads.push(key), `value of ${key}`), { maxKeys: 2 });
+  assert.equal(await memo('a'), 'value of a');
+  await memo('b');
+  await memo('a'); // a is now the most recently asked for
+  await memo('c'); // b goes
+  await memo('a');
+  await memo('c');
+  assert.deepEqual(loads, ['a', 'b', 'c']);
+  await memo('b');
+  assert.deepEqual(loads, ['a', 'b', 'c', 'b'], 'b was dropped and is loaded again');
+  await memo('c');
+  assert.deepEqual(loads, ['a', 'b', 'c', 'b'], 'c was kept; a went for b');
+  await memo('a');
+  assert.deepEqual(loads, ['a', 'b', 'c', 'b', 'a']);
+});

@@ -203,3 +203,24 @@ test('the one-scan form returns the lists the per-query form returns when it sca
   assert.ok(hits.some((h) => h.textRank !== null));
   for (const h of hits) assert.equal(h.textRank, best.get(h.id) ?? null, h.id);
 });
+
+test('term statistics keep only the most common lexemes: a rarer one left out is still searched, as rare, and one no resume has is not', async () => {
+  const queries = ['WebAssembly Linux engineer', 'zzyzx-never-written'];
+  const full = await createTermRarity(db).tsqueries(orgId, queries);
+  // A pool of 2,000 resumes has far more lexemes than 20: "webassembl" (1 % of resumes) is not among the most common.
+  const read: number[] = [];
+  const spy: Database = {
+    ...db,
+    query: async (text, values) => {
+      const r = await db.query(text, values);
+      if (/ts_stat/.test(text)) read.push(r.rows.length);
+      return r;
+    },
+  };
+  const truncated = await createTermRarity(spy, { maxLexemes: 20 }).tsqueries(orgId, queries);
+  assert.deepEqual(read, [21], 'what is read of the statistics is bounded (one more row says there were more)');
+  assert.match(full[0]!, /'webassembl'/);
+  assert.match(truncated[0]!, /'webassembl'/, 'still searched');
+  assert.equal(truncated[0]!.split(' | ')[0], full[0]!.split(' | ')[0], 'and still first, as the rarest');
+  assert.equal(full[1], null, 'a word no resume has is left out of a complete list');
+});
