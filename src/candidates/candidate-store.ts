@@ -4,10 +4,11 @@ import type { Keyset } from '../http/pagination.js';
 import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql, readsScrubbedCopies } from '../retrieval/filters.js';
+import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import type { Candidate } from './candidate-schemas.js';
 import { scrubRow, type RawScrubRow } from './candidate-service.js';
 import { currentCopiesFor } from './rescrub.js';
-import { scrubbedCopiesStale } from './scrub-staleness.js';
+import { scrubbedCopiesStale, staleSql } from './scrub-staleness.js';
 
 /** A candidate ready to store: raw fields plus everything derived from them. */
 export interface PreparedCandidate {
@@ -273,10 +274,12 @@ export function createCandidateStore(db: Database) {
      */
     async skillVocabulary(orgId: string): Promise<Array<{ skill: string; count: number }>> {
       await currentCopiesFor(db, orgId);
+      // Rows still stale (a process of the previous release wrote them after this one's backfill) are left out, as
+      // the filters leave them out: their skills may have been scrubbed by older rules.
       const r = await db.query<{ skill: string; count: number }>(
         `SELECT s.skill, count(*)::int AS count FROM candidates c, unnest(c.scrubbed_skills) AS s(skill)
-         WHERE c.org_id = $1 GROUP BY s.skill ORDER BY count DESC, s.skill LIMIT 1000`,
-        [orgId],
+         WHERE c.org_id = $1 AND NOT ${staleSql(2)} GROUP BY s.skill ORDER BY count DESC, s.skill LIMIT 1000`,
+        [orgId, SCRUB_RULES_VERSION],
       );
       return r.rows;
     },

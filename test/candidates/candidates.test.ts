@@ -334,6 +334,19 @@ test('the backfill keeps a vector whose text it did not change, and processes ru
   assert.deepEqual(skills, [{ scrubbed_skills: ['Go', 'Kubernetes'] }]);
 });
 
+test("a row an older release wrote after this process's backfill is left out of the expander's vocabulary until a pass does it", async () => {
+  const [id] = (await upsert([candidate('late-skills', { skills: ['Erlang'] }), candidate('current-skills', { skills: ['Elixir'] })])).json().items.map((i: { id: string }) => i.id);
+  const orgId = await orgOf(id);
+  // As older rules could leave a copy, written by a process of the previous release once this one had caught up.
+  await rt.db.query(`UPDATE candidates SET scrubbed_skills = '{Erlang,sam.late@example.org}', scrub_version = $2 WHERE id = $1`, [id, SCRUB_RULES_VERSION - 1]);
+  const skills = (await createCandidateStore(rt.db).skillVocabulary(orgId)).map((v) => v.skill);
+  const row = await rt.db.query<{ scrub_version: number }>('SELECT scrub_version FROM candidates WHERE id = $1', [id]);
+  assert.equal(row.rows[0]!.scrub_version, SCRUB_RULES_VERSION - 1, 'the runtime had caught up: the read did not rewrite the row');
+  assert.ok(!skills.includes('sam.late@example.org'), `the stale copy's skills are not offered: ${skills.join(', ')}`);
+  assert.ok(skills.includes('Elixir'), 'the current rows are');
+  await rescrubCandidates(rt.db);
+});
+
 test('a process looks for stale rows again after its start: a row an older release writes later is done by the next pass', async () => {
   const id = (await upsert([candidate('late-old', { location: 'Lyon, FR', skills: ['Go'] })])).json().items[0].id;
   // As a process of the release before migration 010 leaves a row.
