@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { createBatchWriter } from '../db/batch-writer.js';
 import { databaseOutage, type Queryable } from '../db/database.js';
 import type { LedgerEntry } from '../llm/ledger.js';
+import { storableJsonText } from '../text/storable.js';
 import { ledgerInsertSql } from '../usage/usage-store.js';
 
 export interface TraceRow {
@@ -55,7 +56,7 @@ function traceSql(rows: TraceRow[], values: unknown[]): { live: string; insert: 
        param(rows.map((r) => r.orgId), 'uuid'),
        param(rows.map((r) => r.kind), 'text'),
        param(rows.map((r) => r.candidateId), 'uuid'),
-       param(data.map((d) => JSON.stringify(d)), 'jsonb'),
+       param(data.map((d) => storableJsonText(d)), 'jsonb'),
        param(rows.map((r) => r.at), 'timestamptz'),
        param(rows.map((r) => r.entryId), 'uuid'),
      ].join(', ')}) AS t(run_id, org_id, kind, candidate_id, data, at, entry_id)

@@ -9,6 +9,7 @@ import { costUsd } from '../llm/model-registry.js';
 import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import { logSafeText } from '../text/log-safe-text.js';
+import { prefixUnits } from '../text/storable.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 
 /** OpenAI accepts up to 2048 inputs per request; 256 keeps one request's body and latency modest on any server. */
@@ -183,7 +184,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     dimension: model.dimension,
     async embed(texts: string[], opts: LlmEmbedOptions = {}): Promise<number[][]> {
       // The API rejects empty strings; a space embeds as "nothing" without failing the whole batch.
-      const inputs = texts.map((t) => (t.trim() === '' ? ' ' : cutAt(t, maxInputChars)));
+      const inputs = texts.map((t) => (t.trim() === '' ? ' ' : prefixUnits(t, maxInputChars)));
       const out: number[][] = [];
       // Sequential batches: the order of vectors is the order of texts, and one caller cannot take every slot of the
       // limiter. A batch ends at batchSize inputs or before its estimated tokens would pass batchMaxTokens.
@@ -197,11 +198,4 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
       return out;
     },
   };
-}
-
-/** The first max UTF-16 units of text, one fewer where the cut would split a surrogate pair. */
-function cutAt(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

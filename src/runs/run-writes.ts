@@ -1,6 +1,7 @@
 // A claimed run's writes (checkpoints, scored candidates, events, the finish), each fenced by the lease owner so a
 // worker that lost its lease cannot overwrite its successor, and each carrying an id so one sent again after its
-// answer was lost changes nothing (migration 014, src/runs/while-leased.ts).
+// answer was lost changes nothing (migration 014, src/runs/while-leased.ts). Their JSON is written storable: a NUL or
+// a half emoji in text from a model or a resume must not fail the write, and the attempt with it.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
@@ -8,6 +9,7 @@ import { progressOf } from '../matching/context.js';
 import type { Evidence, Subscores } from '../matching/domain.js';
 import type { RunStatus, Stop } from './run-schemas.js';
 import { endEvent } from './run-store.js';
+import { storableJsonText } from '../text/storable.js';
 
 export class LeaseLostError extends Error {
   override name = 'LeaseLostError';
@@ -43,7 +45,7 @@ function eventsInsertSql(runId: string, types: string, data: string, agoMs: stri
 /** The three array parameters eventsInsertSql reads: types, data, and how many milliseconds ago each happened. */
 function eventColumns(events: EventInput[]): [string[], string[], number[]] {
   const now = Date.now();
-  return [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), events.map((e) => (e.at === undefined ? 0 : Math.max(0, now - e.at)))];
+  return [events.map((e) => e.type), events.map((e) => storableJsonText(e.data)), events.map((e) => (e.at === undefined ? 0 : Math.max(0, now - e.at)))];
 }
 
 /** The writes of the runs a worker (workerId) holds: createRunQueue's, beside its claims and leases. */
@@ -78,7 +80,7 @@ export function createRunWrites(db: Database, workerId: string) {
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          e AS (${eventsInsertSql('$1', '$5', '$6', '$7')})
          SELECT cancel FROM r`,
-        [ctx.runId, workerId, JSON.stringify(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(events), writeId],
+        [ctx.runId, workerId, storableJsonText(ctx), JSON.stringify(progressOf(ctx)), ...eventColumns(events), writeId],
       );
       return r.rows[0] ? { cancelRequested: r.rows[0].cancel } : landedAlready(ctx.runId, writeId);
     },
@@ -132,13 +134,13 @@ export function createRunWrites(db: Database, workerId: string) {
           column((e) => (e.subscores ? JSON.stringify(e.subscores) : null)),
           column((e) => e.totalScore ?? null),
           column((e) => e.rationale ?? null),
-          column((e) => (e.evidence ? JSON.stringify(e.evidence) : null)),
+          column((e) => (e.evidence ? storableJsonText(e.evidence) : null)),
           column((e) => e.reason ?? null),
           column((e) => e.retrievalScore),
           column((e) => e.iteration),
           column((e) => (e.status === 'scored' ? 'candidate.scored' : 'candidate.unscored')),
           column((e) =>
-            JSON.stringify(
+            storableJsonText(
               e.status === 'scored'
                 ? { candidateId: e.candidateId, totalScore: e.totalScore, iteration: e.iteration }
                 : { candidateId: e.candidateId, reason: e.reason, iteration: e.iteration },
@@ -190,12 +192,12 @@ export function createRunWrites(db: Database, workerId: string) {
           ctx.runId,
           workerId,
           status,
-          JSON.stringify(stop),
-          error ? JSON.stringify(error) : null,
-          'params' in ctx ? JSON.stringify(ctx) : null,
+          storableJsonText(stop),
+          error ? storableJsonText(error) : null,
+          'params' in ctx ? storableJsonText(ctx) : null,
           'params' in ctx ? JSON.stringify(progressOf(ctx)) : null,
           ...eventColumns(all),
-          JSON.stringify(finished),
+          storableJsonText(finished),
           writeId,
         ],
       );
@@ -213,7 +215,7 @@ export function createRunWrites(db: Database, workerId: string) {
            WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $5
            RETURNING event_seq)
          INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $3, $4 FROM r`,
-        [runId, workerId, type, JSON.stringify(data), writeId],
+        [runId, workerId, type, storableJsonText(data), writeId],
       );
     },
   };

@@ -32,3 +32,23 @@ export function storableJson<T>(value: T, depth = 0): T {
   // fromEntries defines each key as an own property: a "__proto__" key stays data, never a prototype.
   return (changed ? Object.fromEntries(entries) : value) as T;
 }
+
+/** The first max UTF-16 units of text, one fewer where the cut would split a surrogate pair (an emoji, 𝐀). */
+export function prefixUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+// An escape JSON.stringify writes for a NUL or a lone surrogate (it writes a pair as the characters themselves),
+// after an even number of backslashes: one after an odd number is an escaped backslash and text.
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi;
+
+/**
+ * JSON.stringify(value) with each NUL and lone surrogate in its strings written as U+FFFD: the text a jsonb parameter
+ * can take whatever strings the value holds. For a value whose strings may come from outside (a model, a resume).
+ */
+export function storableJsonText(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
+}

@@ -102,6 +102,17 @@ test('evidence quotes are verified substrings of the candidate text, at most 200
   assert.ok(hard.some((e) => /Python|Django|PostgreSQL/.test(e.quote)), 'skill evidence quotes a line naming a skill');
 });
 
+test('a quote cut from a long passage never splits an emoji: every quote is well-formed text', async () => {
+  // An impact line over 200 characters with no short clause to quote, an emoji across the cut.
+  const line = `Increased revenue ${'a'.repeat(181)}😀 and grew the payments team ${'b'.repeat(60)} by 40%.`;
+  assert.equal(line.charCodeAt(199) >= 0xd800 && line.charCodeAt(199) <= 0xdbff, true, 'the cut falls inside the emoji');
+  const score = await scoreOf(view(line));
+  const cut = score.evidence.filter((e) => e.quote.startsWith('Increased revenue'));
+  assert.ok(cut.length > 0, 'the line is quoted');
+  for (const e of score.evidence) assert.doesNotMatch(e.quote, /\p{Cs}/u, `no half emoji: ${JSON.stringify(e.quote.slice(-4))}`);
+  assert.equal(cut[0]!.quote.length, 199);
+});
+
 test('the rationale names every sub-score with its value', async () => {
   const score = await scoreOf(view(STRONG));
   for (const label of ['Skills', 'Domain', 'Seniority', 'Impact', 'Logistics', 'Trajectory']) assert.match(score.rationale, new RegExp(`${label} \\d+:`));

@@ -1,6 +1,7 @@
 // A scrubbed resume cut into passages (lines and sentences that are exact substrings), minus any passage
 // that addresses the screener instead of describing the candidate.
 import { findFenceTags } from '../../llm/fence.js';
+import { prefixUnits } from '../../text/storable.js';
 import { tokenize } from '../../text/tokenize.js';
 
 export interface Passage {
@@ -88,7 +89,8 @@ export function quoteFrom(passage: Passage, wanted: ReadonlySet<string> | null):
       if (trimmed.length > 0 && trimmed.length <= MAX_QUOTE && tokenize(trimmed).some((t) => wanted.has(t))) return trimmed;
     }
   }
-  return passage.text.slice(0, MAX_QUOTE).trim();
+  // Not through an emoji: half of one is no text, and a quote holding it could not be stored (src/text/storable.ts).
+  return prefixUnits(passage.text, MAX_QUOTE).trim();
 }
 
 /** The first passages (in resume order) holding any wanted token, up to n. */
