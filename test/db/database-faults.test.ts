@@ -104,6 +104,19 @@ test('a statement the server had read when it went away may have been applied; o
   }
 });
 
+test('a server that answers read-only (a failover left the connection on a standby), out of disk or memory, or with an I/O error is away', async () => {
+  const db = await open();
+  try {
+    for (const code of ['25006', '53100', '53200', '58030']) {
+      const err = await rejectsWith(db.query(`DO $$ BEGIN RAISE EXCEPTION 'fault' USING ERRCODE = '${code}'; END $$`), 'database_unavailable');
+      assert.equal(unappliedOutage(err), true, `${code}: the server refused the statement, so it may be sent again`);
+    }
+    assert.equal((await db.query<{ n: number }>('SELECT 1 AS n')).rows[0]!.n, 1, 'the pool serves on');
+  } finally {
+    await db.close();
+  }
+});
+
 test('a statement the server cancels (statement_timeout, lock_timeout) is a database_timeout, and the connection serves on', async () => {
   const db = await open();
   try {
