@@ -64,14 +64,18 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
         return;
       } catch (err) {
         lastError = err;
-        if (opts.outage?.is(err) && waitOutages) {
+        if (opts.outage?.is(err)) {
           outageSince ??= Date.now();
-          if (Date.now() - outageSince < opts.outage.waitMs) {
+          if (waitOutages && Date.now() - outageSince < opts.outage.waitMs) {
             // Not an attempt: the rows were not refused, the database was not there.
             attempt--;
             await sleep(opts.outage.retryMs ?? OUTAGE_RETRY_MS);
             continue;
           }
+          // Waited out (or a shutdown stopped waiting): the rows are lost together. Writing them again, or one by one,
+          // would only wait on a database that is not there, a connection timeout at a time, past any shutdown's grace.
+          for (const item of batch) opts.onLost(err, item);
+          return;
         }
         if (attempt < retries) await sleep(retryDelayMs * (attempt + 1));
       }

@@ -71,3 +71,31 @@ test('with a linger, rows wait for company; flush ends the wait', async () => {
   assert.ok(Date.now() - started < 5_000, 'flush did not wait for the linger');
   assert.deepEqual(batches, [[1, 2]]);
 });
+
+test('rows the database stays away for past the wait, or at a shutdown, are reported lost together after one write each', async () => {
+  for (const shutdown of [false, true]) {
+    let writes = 0;
+    const lost: number[] = [];
+    const away = new Error('database away');
+    const writer = createBatchWriter<number>({
+      async writeBatch() {
+        writes++;
+        throw away;
+      },
+      onLost: (err, item) => {
+        assert.equal(err, away);
+        lost.push(item);
+      },
+      retries: 2,
+      retryDelayMs: 1,
+      outage: { is: (err) => err === away, waitMs: shutdown ? 60_000 : 30, retryMs: 10 },
+    });
+    if (shutdown) writer.stopWaiting();
+    for (const i of [1, 2, 3, 4]) writer.add(i);
+    await writer.flush();
+    assert.deepEqual(lost, [1, 2, 3, 4]);
+    // No retries of a batch the database was away for, and no row-by-row pass: each write would wait on it again.
+    if (shutdown) assert.equal(writes, 1, 'a shutdown does not wait: one write');
+    else assert.ok(writes >= 2 && writes <= 6, `the wait's writes only: ${writes}`);
+  }
+});
