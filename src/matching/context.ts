@@ -13,6 +13,11 @@ export interface RoundState {
   retrieved: SearchHit[];
   /** The reranker's picks for this round, best first. */
   rerankedIds: string[];
+  /**
+   * Each pick's fused retrieval score, whether it was retrieved this round or taken from the backlog (which the rerank
+   * leaves without it). Absent from checkpoints written before it existed.
+   */
+  pickedScores?: Record<string, number>;
 }
 
 export interface ScoredSummary {

@@ -81,7 +81,9 @@ const rerank: Step = async (ctx, deps) => {
     .sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1))
     .slice(0, MAX_BACKLOG);
   await deps.trace('candidates.reranked', { iteration: ctx.iteration, orderedIds: picked });
-  return { ...ctx, backlog, round: { ...ctx.round, rerankedIds: picked } };
+  const fused = new Map(pool.map((h) => [h.id, h.fusedScore]));
+  const pickedScores = Object.fromEntries(picked.map((id) => [id, fused.get(id) ?? 0]));
+  return { ...ctx, backlog, round: { ...ctx.round, rerankedIds: picked, pickedScores } };
 };
 
 /** Fans the scorer out; each result is written the moment it exists, so a crash loses nothing scored. */
@@ -89,7 +91,10 @@ const score: Step = async (ctx, deps) => {
   const done = new Set([...ctx.scored.map((s) => s.candidateId), ...ctx.unscoredIds]);
   const todo = ctx.round.rerankedIds.filter((id) => !done.has(id));
   if (!todo.length) return ctx;
+  // A checkpoint from before pickedScores finds this round's hits and the backlog left (a pick taken from the backlog
+  // is in neither: 0, as it was recorded then).
   const retrieval = new Map([...ctx.round.retrieved, ...ctx.backlog].map((h) => [h.id, h.fusedScore]));
+  const retrievalScore = (id: string) => ctx.round.pickedScores?.[id] ?? retrieval.get(id) ?? 0;
   // Texts are read up front: while the scorers wait on a model no connection is held. Names and external ids are
   // needed only for the entries, so the scorers' requests do not wait for them (asked second: the database
   // answers in turn). An entry cannot be written without them: their read, if it fails (a statement timeout; an
@@ -150,7 +155,7 @@ const score: Step = async (ctx, deps) => {
           return deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
         });
         const identity = (await identitiesRead).get(id);
-        const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrieval.get(id) ?? 0, iteration: ctx.iteration };
+        const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrievalScore(id), iteration: ctx.iteration };
         if (outcome.status === 'scored') {
           const { subscores, totalScore, rationale, evidence } = outcome.score;
           write({ ...base, status: 'scored', subscores, totalScore, rationale, evidence }, (c) => ({

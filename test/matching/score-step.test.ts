@@ -19,7 +19,7 @@ function roundToScore(): RunContext {
   return { ...ctx, step: 'rerank', round: { ...ctx.round, retrieved, rerankedIds: ids } };
 }
 
-/** Deps whose identities read fails `failures` times before it answers; the scorers answer once the second read is done. */
+/** Deps whose identities read fails `failures` times before it answers; then the scorers answer once the second read is done. */
 function depsWith(failures: number) {
   const scored: string[] = [];
   const saved: EntryWrite[] = [];
@@ -32,7 +32,7 @@ function depsWith(failures: number) {
     scorer: {
       score: async (input: { candidate: CandidateView }) => {
         scored.push(input.candidate.id);
-        await secondRead;
+        if (failures > 0) await secondRead;
         await new Promise((resolve) => setImmediate(resolve));
         const subscores = { hardSkills: 20, domain: 10, seniority: 10, impact: 10, logistics: 5, trajectory: 5 };
         return { status: 'scored', score: { subscores, totalScore: 60, rationale: 'ok', evidence: [] } };
@@ -85,4 +85,21 @@ test('when that read fails twice, no further scorer is sent: answers that could 
   // Two scorers at a time (scoreLimit 2): the first two were in flight when the second read failed, no more after.
   assert.equal(scored.length, 2, `scored ${scored.length}`);
   assert.equal(saved.length, 0);
+});
+
+test('a candidate the reranker takes from the backlog is written with its retrieval score, not 0', async () => {
+  const { deps, saved, deferred } = depsWith(0);
+  const hit = (id: string, fusedScore: number) => ({ id, fusedScore, vectorRank: 1, textRank: null, distance: 0.1 });
+  const start = roundToScore();
+  // This round retrieved ids[0..1]; ids[2] waits in the backlog from an earlier round.
+  const ctx: RunContext = { ...start, step: 'rerank', backlog: [hit(ids[2]!, 0.031)], round: { ...start.round, retrieved: [hit(ids[0]!, 0.05), hit(ids[1]!, 0.04)], rerankedIds: [] } };
+  const reranker = { rerank: async () => ({ orderedIds: [ids[2]!, ids[0]!] }) };
+  const withReranker = { ...deps, agents: { ...deps.agents, reranker } as unknown as Agents };
+  const reranked = await STEP_FUNCTIONS.rerank(ctx, withReranker);
+  assert.deepEqual(reranked.round.rerankedIds, [ids[2], ids[0]]);
+  assert.deepEqual(reranked.backlog.map((h) => h.id), [ids[1]], 'the backlog keeps what was not picked');
+  await STEP_FUNCTIONS.score(reranked, withReranker);
+  await Promise.all(deferred);
+  const scores = Object.fromEntries(saved.map((e) => [e.candidateId, e.retrievalScore]));
+  assert.deepEqual(scores, { [ids[2]!]: 0.031, [ids[0]!]: 0.05 });
 });
