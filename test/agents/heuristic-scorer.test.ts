@@ -113,6 +113,18 @@ test('a quote cut from a long passage never splits an emoji: every quote is well
   assert.equal(cut[0]!.quote.length, 199);
 });
 
+test('a junior role keeps its ceiling when it also states a minimum: twenty years is over-qualified either way', async () => {
+  const junior: RoleSpec = { ...ROLE, seniority: 'junior', minYearsExperience: null, description: 'Build payment APIs in Python with Django and PostgreSQL.' };
+  const veteran = view(STRONG, { yearsExperience: 20 });
+  const fresh = view(STRONG, { yearsExperience: 2 });
+  const plain = (await scoreOf(veteran, junior)).subscores.seniority;
+  for (const minYearsExperience of [0, 1]) {
+    const stated = { ...junior, minYearsExperience };
+    assert.equal((await scoreOf(veteran, stated)).subscores.seniority, plain, `minYearsExperience ${minYearsExperience}`);
+    assert.ok((await scoreOf(fresh, stated)).subscores.seniority > plain, 'a junior still fits better');
+  }
+});
+
 test('the rationale names every sub-score with its value', async () => {
   const score = await scoreOf(view(STRONG));
   for (const label of ['Skills', 'Domain', 'Seniority', 'Impact', 'Logistics', 'Trajectory']) assert.match(score.rationale, new RegExp(`${label} \\d+:`));

@@ -87,7 +87,10 @@ function buildProfile(role: RoleSpec): RoleProfile {
   const stated = role.minYearsExperience !== null ? { min: role.minYearsExperience, max: null } : yearsAsked(role.description);
   const floor = role.seniority ? SENIORITY_YEARS[role.seniority] : null;
   let years: YearsWanted | null = stated;
-  if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: role.seniority === 'junior' ? JUNIOR_MAX_YEARS : null };
+  if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: null };
+  // A junior role keeps its ceiling whatever floor it states (minYearsExperience 0, "1+ years"), unless the floor is
+  // already past it: then the role asks for more than a junior, and the floor is what it says.
+  if (role.seniority === 'junior' && years && years.max === null && years.min < JUNIOR_MAX_YEARS) years = { ...years, max: JUNIOR_MAX_YEARS };
   let surface: Map<string, string> | null = null;
   const topical = new Set([...titleTokens, ...terms.map((t) => t.term)].filter((t) => !GENERIC_TERMS.has(t)));
   return {
