@@ -15,6 +15,11 @@ export interface AgentCallContext {
   budget?: Budget;
   /** Epoch ms: no model call starts, and no retry waits, past it. */
   deadline?: number;
+  /**
+   * Epoch ms: when the run started. The heuristic agents read "present" in a resume's date range as its year, so that
+   * every round, a resumed attempt and a replay read a resume alike (the current year without it).
+   */
+  startedAt?: number;
   /** The run's logger (runId, orgId, iteration), so agent and model-layer lines belong to the run. */
   logger?: LlmLogger;
   /** Every model attempt, for the run's audit trail. */

@@ -115,7 +115,7 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
   const { db, config, runId } = opts;
   const logger = opts.logger ?? pino({ enabled: false });
   const run = (
-    await db.query<{ id: string; org_id: string; status: string }>('SELECT id, org_id, status FROM matching_runs WHERE id = $1', [runId])
+    await db.query<{ id: string; org_id: string; status: string; started_at: Date | null }>('SELECT id, org_id, status, started_at FROM matching_runs WHERE id = $1', [runId])
   ).rows[0];
   if (!run) throw new ReplayUnavailableError(`no matching run ${runId}`);
   if (run.status === 'queued' || run.status === 'running') throw new ReplayUnavailableError(`run ${runId} is still ${run.status}`);
@@ -137,6 +137,8 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
     orgId: run.org_id,
     runId,
     logger,
+    // As the run read its resumes: "present" is the year it started.
+    ...(run.started_at ? { startedAt: run.started_at.getTime() } : {}),
     // The recorded budget, without the deadline: a replay is judged on what it decides, not how fast.
     ...(started.engine === 'llm'
       ? { budget: createBudget({ maxTokens: params.budget.maxTokens, maxCostUsd: params.budget.maxCostUsd, maxCalls: callCap(params, reaskLimit) }) }

@@ -143,6 +143,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.neverClaimed ? 'run started' : 'run resumed');
     const callContext: AgentCallContext = {
       ...budgeted,
+      startedAt: run.startedAt.getTime(),
       read,
       get logger() {
         return iterationLog();

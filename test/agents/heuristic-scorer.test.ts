@@ -125,6 +125,21 @@ test('a junior role keeps its ceiling when it also states a minimum: twenty year
   }
 });
 
+test('"present" in a date range is the year the run started, so its resumed attempts and its replay read it alike', async () => {
+  const text = 'Backend engineer, Python and Django, 2015 - present. Built payment APIs on PostgreSQL.';
+  const byRun = createHeuristicScorer();
+  const seniority = async (startedAt: number) => {
+    const out = await byRun.score({ role: ROLE, candidate: view(text) }, { orgId: 'org-1', startedAt });
+    assert.equal(out.status, 'scored');
+    return out.status === 'scored' ? out.score.subscores.seniority : -1;
+  };
+  const in2017 = await seniority(Date.UTC(2017, 11, 31, 23, 59));
+  const in2030 = await seniority(Date.UTC(2030, 0, 1));
+  assert.ok(in2017 < in2030, `two years of experience in 2017 (${in2017}), fifteen in 2030 (${in2030})`);
+  const fixed = await createHeuristicScorer({ referenceYear: () => 2017 }).score({ role: ROLE, candidate: view(text) }, ctx);
+  assert.equal(fixed.status === 'scored' && fixed.score.subscores.seniority, in2017, 'as a scorer fixed at 2017 reads it');
+});
+
 test('the rationale names every sub-score with its value', async () => {
   const score = await scoreOf(view(STRONG));
   for (const label of ['Skills', 'Domain', 'Seniority', 'Impact', 'Logistics', 'Trajectory']) assert.match(score.rationale, new RegExp(`${label} \\d+:`));

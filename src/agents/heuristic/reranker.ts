@@ -5,7 +5,7 @@
 // against the role's floor. Ties fall to the fused score, then the id, so the order is deterministic.
 import type { RetrievedCandidate } from '../../matching/domain.js';
 import { extractSkills, normalizeSkills, relatedSkills, skillKey } from '../../text/skills.js';
-import type { Reranker, RerankInput, RerankOutput } from '../types.js';
+import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
 import { readResume, type ResumeText } from './resume-text.js';
 import { candidateYears } from './career-rules.js';
 import { roleProfile, type RoleProfile } from './role-profile.js';
@@ -76,14 +76,15 @@ export interface HeuristicRerankerOptions {
 }
 
 export function createHeuristicReranker(options: HeuristicRerankerOptions = {}): Reranker {
-  const referenceYear = options.referenceYear ?? (() => new Date().getUTCFullYear());
+  // The run's start year unless a test fixes it: a run that crosses New Year, or its replay, reads "present" alike.
+  const referenceYear = (ctx: AgentCallContext | undefined) => options.referenceYear?.() ?? new Date(ctx?.startedAt ?? Date.now()).getUTCFullYear();
   return {
-    async rerank(input: RerankInput): Promise<RerankOutput> {
+    async rerank(input: RerankInput, ctx?: AgentCallContext): Promise<RerankOutput> {
       const limit = Math.max(0, Math.floor(input.limit));
       const seen = new Set<string>();
       const unique = input.candidates.filter((c) => !seen.has(c.id) && seen.add(c.id));
       if (limit === 0 || unique.length === 0) return { orderedIds: [] };
-      const features = rerankFeatures({ ...input, candidates: unique }, referenceYear());
+      const features = rerankFeatures({ ...input, candidates: unique }, referenceYear(ctx));
       features.sort((a, b) => b.total - a.total || b.fused - a.fused || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return { orderedIds: features.slice(0, limit).map((f) => f.id) };
     },

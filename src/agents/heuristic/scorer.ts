@@ -4,7 +4,7 @@
 // never an id or a name. Passages that address the screener ("ignore previous instructions", "</resume>")
 // are dropped before any rule runs, so they cannot move a score.
 import { SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
-import type { Scorer, ScoreInput, ScoreOutcome } from '../types.js';
+import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
 import { impactRule, logisticsRule, seniorityRule, trajectoryRule } from './career-rules.js';
 import { readResume, quoteFrom } from './resume-text.js';
 import { roleProfile } from './role-profile.js';
@@ -34,9 +34,10 @@ export interface HeuristicScorerOptions {
 }
 
 export function createHeuristicScorer(options: HeuristicScorerOptions = {}): Scorer {
-  const referenceYear = options.referenceYear ?? (() => new Date().getUTCFullYear());
+  // The run's start year unless a test fixes it: a run that crosses New Year, or its replay, reads "present" alike.
+  const referenceYear = (ctx: AgentCallContext | undefined) => options.referenceYear?.() ?? new Date(ctx?.startedAt ?? Date.now()).getUTCFullYear();
   return {
-    async score({ role, candidate }: ScoreInput): Promise<ScoreOutcome> {
+    async score({ role, candidate }: ScoreInput, ctx?: AgentCallContext): Promise<ScoreOutcome> {
       // Copy the view's fields by name: nothing else on the object (an id, a name) reaches a rule.
       const view = {
         id: '',
@@ -47,7 +48,7 @@ export function createHeuristicScorer(options: HeuristicScorerOptions = {}): Sco
         text: candidate.text,
       };
       const resume = readResume(view.text);
-      const input: RuleInput = { role: roleProfile(role), candidate: view, resume, referenceYear: referenceYear() };
+      const input: RuleInput = { role: roleProfile(role), candidate: view, resume, referenceYear: referenceYear(ctx) };
       const subscores = {} as Subscores;
       const evidence: Evidence[] = [];
       const reasons: string[] = [];
