@@ -62,3 +62,27 @@ test('a poll that read a finished run before an erasure does not leave the erase
   assert.equal(entry.externalId, null, 'the erased candidate is not served again from the cache');
   assert.equal(entry.name, null);
 });
+
+test('a finished run polled by its id in any spelling is one cached answer: the second spelling reads nothing', async (t) => {
+  const orgId = (await rt.db.query<{ id: string }>("SELECT id FROM organisations WHERE name = 'default'")).rows[0]!.id;
+  const started = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 3 } });
+  const id = started.json().id as string;
+  const worker = startTestWorker(rt);
+  await waitFor(async () => (await rt.services.runs.get(orgId, id)).status === 'succeeded', 20_000, 'the run to succeed').finally(() => worker.stop(2_000));
+  clock.set(Date.now());
+  t.after(() => clock.set(null));
+  const first = await rt.app!.inject({ url: `/v1/matching-runs/${id.toUpperCase()}`, headers: rt.auth() });
+  assert.equal(first.statusCode, 200);
+  // Every spelling was a cache entry of its own: a caller could push other organisations' answers out.
+  const statements: string[] = [];
+  const query = rt.db.query.bind(rt.db);
+  rt.db.query = ((text: string, values?: unknown[]) => (statements.push(text), query(text, values))) as typeof rt.db.query;
+  try {
+    const second = await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() });
+    assert.equal(second.statusCode, 200);
+    assert.equal(second.body, first.body);
+  } finally {
+    rt.db.query = query;
+  }
+  assert.deepEqual(statements, [], 'answered from the cache');
+});

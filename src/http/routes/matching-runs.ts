@@ -158,7 +158,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     },
     handler: (request, reply) => {
       const orgId = callerOf(request).orgId;
-      const runId = request.params.id;
+      // As the database spells it: the cached answers are kept, and dropped on an erasure, under that spelling.
+      const runId = request.params.id.toLowerCase();
       const ifNoneMatch = request.headers['if-none-match'];
       // The polling case, a finished run answered moments ago: no database read, and no promise either.
       const fresh = deps.finishedRuns.fresh(orgId, runId);
