@@ -81,7 +81,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       keepAlive: true,
       ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
     };
-    // Set per connection once it is open, not as startup parameters, which a pooler such as PgBouncer refuses.
+    // Set per connection once it is open, not as startup parameters, which a pooler such as PgBouncer refuses (in its
+    // transaction mode a session SET reaches one server connection only: docs/operations.md says to set them on the role).
     if (statementTimeoutMs > 0 || lockTimeoutMs > 0) {
       sessionSettings = `SET statement_timeout = ${statementTimeoutMs}; SET lock_timeout = ${lockTimeoutMs}`;
     }
