@@ -1,6 +1,7 @@
 // PGlite is one process's database: a second process opening the same files would corrupt them. A lock file holding
 // the owner's pid guards the data directory; a lock left by a process that is gone is taken over.
-import { open, readFile, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -45,8 +46,32 @@ function inUse(dataDir: string, owner: number): DataDirInUseError {
   );
 }
 
-/** Creates the file with our pid; false if it exists. */
+/**
+ * Creates the file with our pid in it, at once: the pid is written to a file of our own, which is then linked under
+ * the lock's name (a link fails if the name exists). Created empty and written afterwards, a lock another starter
+ * read in between twice looked left empty by a crash and was taken over while its owner was starting. False if the
+ * file exists. Where hard links are not to be had, the file is created exclusively and then written.
+ */
 async function createWithPid(file: string): Promise<boolean> {
+  const own = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  await writeFile(own, String(process.pid), { flag: 'wx' });
+  try {
+    await link(own, file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (!NO_HARD_LINKS.has(code ?? '')) throw err;
+  } finally {
+    await unlink(own).catch(() => {});
+  }
+  return createThenWrite(file);
+}
+
+// What link() answers on a file system without hard links.
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+async function createThenWrite(file: string): Promise<boolean> {
   let handle;
   try {
     handle = await open(file, 'wx');
@@ -66,8 +91,9 @@ async function createWithPid(file: string): Promise<boolean> {
 }
 
 /**
- * The pid a lock file names; undefined if there is no such file; 0 if it names none. The file is created before
- * the pid is written into it: an empty one is read again after a moment before it counts as left empty by a crash.
+ * The pid a lock file names; undefined if there is no such file; 0 if it names none. Where the file is created
+ * before the pid is written into it (no hard links), an empty one is read again after a moment before it counts as
+ * left empty by a crash.
  */
 async function ownerOf(file: string): Promise<number | undefined> {
   for (let read = 0; ; read++) {

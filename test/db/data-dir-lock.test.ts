@@ -1,7 +1,7 @@
 // The lock that keeps a second process off the embedded database's files.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -111,4 +111,13 @@ test('processes that find the same stale lock at once: exactly one of them takes
     const holders = results.filter((got) => got[round] === true).length;
     assert.equal(holders, 1, `round ${round}: ${JSON.stringify(results.map((got) => got[round]))}`);
   }
+});
+
+test('the lock is made with its pid already in it (linked from a file of our own), and leaves nothing else behind', async () => {
+  const dir = await mkdtemp(path.join(root, 'whole-'));
+  const release = await lockDataDir(dir);
+  assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), String(process.pid));
+  assert.deepEqual(await readdir(dir), [LOCK_FILE], 'the file it was linked from is gone');
+  await release();
+  assert.deepEqual(await readdir(dir), []);
 });
