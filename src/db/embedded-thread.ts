@@ -78,6 +78,7 @@ async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Pro
   let pglite: PGlite | undefined;
   let server: PGLiteSocketServer | undefined;
   const busy = { ms: 0 };
+  let stopping = false;
   // workerData lives as long as the thread: it must not keep the bytes, and neither may the PGlite options.
   const loadDataDir = data.loadDataDir ? oneReadBlob(data.loadDataDir) : undefined;
   delete data.loadDataDir;
@@ -88,8 +89,15 @@ async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Pro
       extensions: { vector },
       startParams: START_PARAMS,
     });
+    // A message PGlite threw on instead of answering leaves it unusable (extended-protocol.ts): the thread reports it
+    // as a failure and ends, and the process with it, rather than serve a database whose queue never moves again.
+    const onFailure = (err: unknown) => {
+      if (stopping) return;
+      const e = err instanceof Error ? err : new Error(String(err));
+      post({ type: 'failed', message: `the database failed: ${e.message}`, ...(e.stack ? { stack: e.stack } : {}) });
+    };
     server = new PGLiteSocketServer({
-      db: extendedProtocolAware(pglite, busy),
+      db: extendedProtocolAware(pglite, busy, onFailure),
       path: data.socketPath,
       maxConnections: data.maxConnections,
     });
@@ -113,6 +121,7 @@ async function main(port: NonNullable<typeof parentPort>, data: ThreadData): Pro
           return [bytes, [bytes]];
         }
         case 'stop':
+          stopping = true;
           await socketServer.stop();
           await db.close();
           return [null, []];

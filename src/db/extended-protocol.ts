@@ -15,8 +15,13 @@ const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.c
  * an open transaction, which makes the socket server serve that connection alone until its Sync.
  * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
  * The socket server runs every message inside runExclusive: the time spent there is added to busy.ms.
+ *
+ * PGlite answers a statement's errors in the protocol stream; a message that throws instead (a WebAssembly abort,
+ * memory that could not grow) leaves PGlite unusable, and the socket server's queue stops there for good: it rejects
+ * that message and never clears its busy flag, so every later statement waits forever. onFailure hears of it, so
+ * that the database's owner can end it (embedded-thread.ts) instead of hanging.
  */
-export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }): PGlite {
+export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }, onFailure?: (err: unknown) => void): PGlite {
   let sequenceOpen = false;
   return new Proxy(pglite, {
     get(target, prop) {
@@ -26,7 +31,15 @@ export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }): PGl
           const type = message[0]!;
           if (SEQUENCE_PART.has(type)) sequenceOpen = true;
           else if (SEQUENCE_END.has(type)) sequenceOpen = false;
-          return target.execProtocolRawStream(message, opts);
+          const failed = (err: unknown): never => {
+            onFailure?.(err);
+            throw err;
+          };
+          try {
+            return target.execProtocolRawStream(message, opts).catch(failed);
+          } catch (err) {
+            return failed(err);
+          }
         };
       }
       if (prop === 'exec') {
