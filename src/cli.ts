@@ -51,7 +51,8 @@ function uuid(args: Record<string, string | undefined>, name: string): string {
   return v;
 }
 
-const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
+/** failureCode: the exit code of a command that could not do its work (1 unless it says otherwise). */
+const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: number }> = {
   migrate: {
     usage: 'migrate                         apply pending migrations and exit',
     prepare: () => async () => {
@@ -119,6 +120,8 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
   },
   'replay-run': {
     usage: 'replay-run --id RUN             re-run a recorded run offline against its recorded answers; exit 1 if the shortlist differs',
+    // Whatever stopped it (the database in use or away, a trail pruned): "cannot tell" must not read as "different".
+    failureCode: 2,
     prepare: (args, config) => {
       const runId = uuid(args, 'id');
       return async (db) => {
@@ -146,11 +149,27 @@ const COMMANDS: Record<string, { usage: string; prepare: Command }> = {
       const roleId = uuid(args, 'role');
       return async (db) => {
         const { exportScoresCsv } = await import('./audit/export-scores.js');
-        process.stdout.write(await exportScoresCsv(db, roleId));
+        await written(process.stdout, await exportScoresCsv(db, roleId));
       };
     },
   },
 };
+
+/**
+ * Resolves once the stream has taken `text` (and what was written before it) from the process: on a pipe, writes are
+ * asynchronous, and process.exit drops what is still queued (an export piped into gzip lost most of its rows).
+ */
+function written(stream: NodeJS.WriteStream, text = ''): Promise<void> {
+  return new Promise((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Exits once stdout and stderr have taken what was written to them. */
+async function exit(code: number): Promise<never> {
+  await Promise.all([written(process.stdout), written(process.stderr)]).catch(() => {});
+  process.exit(code);
+}
+
+let failureCode = 1;
 
 function usage(): string {
   return `usage: npm run cli -- <command> [options]\n\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}\n`;
@@ -178,8 +197,13 @@ async function main(): Promise<number> {
     process.stderr.write(name ? `unknown command "${name}"\n${usage()}` : usage());
     return 2;
   }
+  failureCode = command.failureCode ?? 1;
   const { values } = parseOptions(rest);
   const config = loadConfig();
+  // A database in memory is the process's own: a command would change one that vanishes when it exits.
+  if (!config.DATABASE_URL && config.DATA_DIR === 'memory://') {
+    throw new UsageError('DATA_DIR=memory:// keeps nothing between processes: point DATA_DIR (or DATABASE_URL) at the service\'s database');
+  }
   const action = command.prepare(values as Record<string, string | undefined>, config);
   const [{ pino }, { loggerOptions }, { openMigratedDatabase }] = await Promise.all([import('pino'), import('./logger.js'), import('./bootstrap.js')]);
   // Logs go to stderr so that stdout carries only the command's answer; redacted and with errors serialized as the
@@ -207,13 +231,13 @@ async function knownError(err: unknown): Promise<boolean> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exit(code),
   async (err: unknown) => {
     const known = await knownError(err);
     // Any other error (a database's, a model server's) is printed as a log line would carry it: no quoted values.
     const text = known ? (err as Error).message : (await import('./log-errors.js')).errorText(err, { stack: true });
     process.stderr.write(`talent-matcher: ${text}\n`);
     if (err instanceof UsageError) process.stderr.write(usage());
-    process.exit(err instanceof UsageError ? 2 : 1);
+    await exit(err instanceof UsageError ? 2 : failureCode);
   },
 );

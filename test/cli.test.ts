@@ -169,3 +169,54 @@ test('migrate applies every migration to a new data directory and exits; revoke-
     await db.close();
   }
 });
+
+test('a database in memory is refused: a command would change one that vanishes when it exits', () => {
+  const res = spawnSync(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', 'create-api-key', '--org', 'nowhere'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: 'memory://', LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(res.status, 2, res.stderr);
+  assert.match(res.stderr, /DATA_DIR=memory:\/\/ keeps nothing between processes/);
+  assert.equal(res.stdout, '', 'no key is printed');
+});
+
+test('export-scores piped into a slow reader writes every row before it exits; replay-run that cannot open the database exits 2', async (t) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const db = await openDatabase({ dataDir, poolMax: 2, loadDataDir: await migratedDump() });
+  const roleId = '00000000-0000-4000-8000-0000000000aa';
+  try {
+    const org = await createApiKeyStore(db).ensureOrganisation('export-org');
+    await db.query(`INSERT INTO roles (id, org_id, title, description) VALUES ($1, $2, 'Go engineer', 'Go services')`, [roleId, org]);
+    const runId = (await db.query<{ id: string }>(
+      `INSERT INTO matching_runs (org_id, role_id, engine, status, params, progress) VALUES ($1, $2, 'heuristic', 'succeeded', '{}', '{}') RETURNING id`,
+      [org, roleId],
+    )).rows[0]!.id;
+    // Enough rows to pass a pipe's buffer many times over.
+    await db.query(
+      `INSERT INTO shortlist_entries (run_id, candidate_id, status, subscores, total_score, retrieval_score, iteration)
+       SELECT $1, gen_random_uuid(), 'scored', '{"hardSkills":1,"domain":1,"seniority":1,"impact":1,"logistics":1,"trajectory":1}', 6, 0.5, 1
+       FROM generate_series(1, 20000)`,
+      [runId],
+    );
+  } finally {
+    await db.close();
+  }
+  // A reader that waits before it reads: what the CLI still has queued when it is done must not be dropped.
+  const script = `node ${TS_NODE_ARGS.join(' ')} src/cli.ts export-scores --role ${roleId} | (sleep 1; wc -l)`;
+  const piped = spawnSync('sh', ['-c', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(piped.stderr, '');
+  assert.equal(Number(piped.stdout.trim()), 20_001, 'a header and every row');
+
+  // The database held by another process: replay-run cannot tell, which is not "different".
+  const holder = await openDatabase({ dataDir, poolMax: 1 });
+  try {
+    const replay = cli(['replay-run', '--id', '00000000-0000-4000-8000-0000000000bb'], dataDir);
+    assert.equal(replay.status, 2, replay.stderr);
+    assert.match(replay.stderr, /in use by process/);
+  } finally {
+    await holder.close();
+  }
+});

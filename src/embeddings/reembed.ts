@@ -41,12 +41,17 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
         { orgId },
       );
       const payload = group.map((r, i) => ({ candidate_id: r.id, content_hash: r.content_hash, embedding: vectorLiteral(vectors[i]!) }));
+      // Only for candidates still there with the content that was embedded: one erased while its text was embedded
+      // gets no vector (and does not fail the batch's insert), one re-uploaded meanwhile keeps the vector its upload
+      // wrote. The key-share lock holds an erasure off until this statement has written.
       await db.query(
         `INSERT INTO candidate_embeddings (candidate_id, org_id, model, content_hash, embedding)
          SELECT r.candidate_id, $1, $2, r.content_hash, r.embedding::vector
          FROM jsonb_to_recordset($3::jsonb) AS r(candidate_id uuid, content_hash text, embedding text)
+         JOIN (SELECT id, content_hash FROM candidates WHERE id = ANY($4::uuid[]) ORDER BY id FOR KEY SHARE) c
+           ON c.id = r.candidate_id AND c.content_hash = r.content_hash
          ON CONFLICT (candidate_id, model) DO UPDATE SET content_hash = EXCLUDED.content_hash, embedding = EXCLUDED.embedding, created_at = now()`,
-        [orgId, embedder.model, JSON.stringify(payload)],
+        [orgId, embedder.model, JSON.stringify(payload), group.map((r) => r.id)],
       );
     }
     embedded += rows.rows.length;

@@ -70,3 +70,25 @@ test('re-embedding scrubs stale rows first: no copy made by older rules reaches 
   assert.equal(sent.length, 1);
   assert.doesNotMatch(sent[0]!, /pat\.doe|1234567/, sent[0]);
 });
+
+test('a candidate erased while its batch is embedded gets no vector, and the rest of the batch does', async () => {
+  const next = createLocalEmbedder({ dimension: 768 });
+  let erased: string | null = null;
+  const erasing: Embedder = {
+    model: next.model,
+    dimension: next.dimension,
+    async embed(texts, opts) {
+      if (!erased) {
+        // An erasure through the API lands while the model works on the first batch.
+        erased = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY id LIMIT 1')).rows[0]!.id;
+        await db.query('DELETE FROM candidates WHERE id = $1', [erased]);
+      }
+      return next.embed(texts, opts);
+    },
+  };
+  const left = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates')).rows[0]!.n;
+  await reembed(db, erasing, { batch: 3 });
+  const vectors = await db.query<{ candidate_id: string }>('SELECT candidate_id FROM candidate_embeddings WHERE model = $1', [next.model]);
+  assert.equal(vectors.rows.length, left - 1, 'every candidate still there has a vector of the new model');
+  assert.ok(!vectors.rows.some((r) => r.candidate_id === erased), 'and the erased one none');
+});
