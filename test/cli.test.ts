@@ -23,7 +23,7 @@ function cli(args: string[], dataDir: string) {
   return spawnSync(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
 }
 
-test('prune-traces: a --days that is no whole number ("", " ", "0x1") is refused and prunes nothing', async (t) => {
+test('prune-traces: a --days that is no whole number ("", " ", "0x1") is refused and prunes nothing; an unfinished run keeps its trail', async (t) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   // A run whose audit trail ended two days ago.
@@ -46,7 +46,17 @@ test('prune-traces: a --days that is no whole number ("", " ", "0x1") is refused
     assert.match(res.stderr, /--days must be a whole number/);
     assert.equal(res.stdout, '', 'nothing was pruned');
   }
-  // The trail is still there: a real retention of one day prunes it.
+  // The trail is still there, and a run still queued keeps it whatever its age: it goes on writing it.
+  const queued = cli(['prune-traces', '--days', '1'], dataDir);
+  assert.equal(queued.status, 0, queued.stderr);
+  assert.match(queued.stdout, /^pruned 0 trace rows of 0 runs older than 1 days$/m);
+  // Finished, a retention of one day prunes it.
+  const db = await openDatabase({ dataDir, poolMax: 2 });
+  try {
+    await db.query("UPDATE matching_runs SET status = 'cancelled', finished_at = now() - interval '2 days'");
+  } finally {
+    await db.close();
+  }
   const res = cli(['prune-traces', '--days', '1'], dataDir);
   assert.equal(res.status, 0, res.stderr);
   assert.match(res.stdout, /^pruned 1 trace rows of 1 runs older than 1 days$/m);
