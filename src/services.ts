@@ -28,6 +28,9 @@ export interface ServiceDeps {
   now?: () => number;
 }
 
+/** How long a /metrics scrape waits for the queue's statistics before it reports them unknown. */
+const QUEUE_STATS_WAIT_MS = 2_000;
+
 export async function createServices(config: Config, deps: ServiceDeps) {
   const { db, logger, embedder } = deps;
   const metrics = deps.metrics ?? createMetrics();
@@ -67,6 +70,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
       limits: { maxRunsInFlightPerOrg: config.MAX_RUNS_IN_FLIGHT_PER_ORG, orgDailyBudgetUsd: config.ORG_DAILY_BUDGET_USD },
       notifyQueued: () => queueListeners.forEach((listener) => listener()),
       now: deps.now,
+      onFinished: (status, reason) => metrics.runsFinished.inc({ status, reason }),
     }),
     /** Local workers subscribe here to hear of new runs at once. */
     onRunQueued(listener: () => void): () => void {
@@ -74,10 +78,28 @@ export async function createServices(config: Config, deps: ServiceDeps) {
       return () => queueListeners.delete(listener);
     },
     expectedMigrations: (await readMigrations()).length,
+    /**
+     * Reads the queue's depth and oldest age into their gauges for a scrape. While the database does not answer
+     * within QUEUE_STATS_WAIT_MS, both read NaN (unknown) rather than their last value, which an alert on the queue's
+     * age would take for current, and the scrape goes on without them rather than waiting past its own timeout.
+     */
     async refreshQueueGauges() {
-      const q = await runStore.queueStats();
-      metrics.queueDepth.set(q.depth);
-      metrics.oldestQueuedAge.set(q.oldestAgeSeconds);
+      const unknown = () => {
+        metrics.queueDepth.set(NaN);
+        metrics.oldestQueuedAge.set(NaN);
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), QUEUE_STATS_WAIT_MS)));
+      try {
+        const q = await Promise.race([runStore.queueStats(), late]);
+        if (!q) return unknown();
+        metrics.queueDepth.set(q.depth);
+        metrics.oldestQueuedAge.set(q.oldestAgeSeconds);
+      } catch {
+        unknown();
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -15,6 +15,8 @@ export interface HeartbeatDeps {
   liveness: Pick<Liveness, 'heartbeatDone'>;
   abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void;
   log: Pick<Logger, 'warn' | 'info'>;
+  /** Hears of the runs a sweep finished (with no worker left to count them), for the finished runs' metric. */
+  onSwept?(status: 'failed' | 'cancelled', reason: 'error' | 'cancelled', count: number): void;
 }
 
 export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
@@ -46,8 +48,10 @@ export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
       }
       // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, and runs whose
       // worker died after a cancel was asked end cancelled.
-      await queue.cancelAbandoned();
-      await queue.failExhausted();
+      const cancelled = await queue.cancelAbandoned();
+      if (cancelled.length) deps.onSwept?.('cancelled', 'cancelled', cancelled.length);
+      const failed = await queue.failExhausted();
+      if (failed.length) deps.onSwept?.('failed', 'error', failed.length);
     })().then(beats.succeeded, beats.failed);
   }, deps.heartbeatMs);
   timer.unref();

@@ -41,6 +41,8 @@ export function createRunService(deps: {
   notifyQueued?: () => void;
   /** Epoch ms; says which UTC day the daily budget is for. Date.now unless a test sets the time. */
   now?: () => number;
+  /** Hears of a run this service finished itself (a queued run cancelled): the finished runs' metric counts it. */
+  onFinished?: (status: 'cancelled', reason: 'cancelled') => void;
 }) {
   const { db, runs } = deps;
 
@@ -139,6 +141,7 @@ export function createRunService(deps: {
     async cancel(orgId: string, id: string): Promise<void> {
       const before = await runs.requestCancel(orgId, id);
       if (!before) throw new NotFoundError('Matching run');
+      if (before === 'queued') deps.onFinished?.('cancelled', 'cancelled');
       if (FINISHED_STATUSES.includes(before)) {
         throw new ConflictError(`The run has already finished (${before}); only a queued or running run can be cancelled.`);
       }

@@ -79,7 +79,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
 
   // While the database is away every poll's claim fails: the first failure is logged, then a line at most every 30 s.
   const claims = createFailureStreak({ log, what: 'claim' });
-  const heartbeat = startHeartbeat({ queue, active, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, liveness, abort, log });
+  const heartbeat = startHeartbeat({
+    queue, active, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, liveness, abort, log,
+    onSwept: (status, reason, count) => deps.metrics.runsFinished.inc({ status, reason }, count),
+  });
   const ending = createRunEnding({ queue, journal: deps.journal, metrics: deps.metrics, maxAttempts: opts.maxAttempts, isBudgetError: deps.isBudgetError });
 
   function abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void {

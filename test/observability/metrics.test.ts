@@ -161,3 +161,42 @@ test('heuristic engine: a candidate its scorer leaves unscored is counted too', 
     await rt.close();
   }
 });
+
+test('runs no worker finishes are counted too; the queue gauges read NaN while the database does not answer', async (t) => {
+  const rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  t.after(() => rt.close());
+  const start = async () => (await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE } })).json().id as string;
+  const finished = async (status: string, reason: string) => sum((await scrape(rt)).samples, 'matching_runs_finished_total', { status, reason });
+
+  // A queued run cancelled: the API finished it.
+  const queued = await start();
+  assert.equal((await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${queued}/cancel`, headers: rt.auth() })).statusCode, 202);
+  assert.equal(await finished('cancelled', 'cancelled'), 1);
+
+  // A run whose worker died on its last attempt: the heartbeat's sweep ends it, and counts it.
+  const exhausted = await start();
+  await rt.db.query("UPDATE matching_runs SET status = 'running', attempts = 3, lease_owner = 'gone', lease_expires_at = now() - interval '1 minute' WHERE id = $1", [exhausted]);
+  const worker = startTestWorker(rt, { maxAttempts: 3 });
+  try {
+    await waitFor(async () => (await rt.services.runs.get((await rt.services.apiKeys.verify(rt.apiKey))!.orgId, exhausted)).status === 'failed', 10_000, 'the sweep');
+    await waitFor(async () => (await finished('failed', 'error')) === 1, 5_000, 'the sweep to be counted');
+  } finally {
+    await worker.stop(1_000);
+  }
+
+  const gauges = async () => {
+    const { samples } = await scrape(rt);
+    return ['matching_runs_queue_depth', 'matching_runs_oldest_queued_age_seconds'].map((name) => samples.find((s) => s.name === name)!.value);
+  };
+  await start();
+  assert.equal((await gauges())[0], 1);
+  const query = rt.db.query.bind(rt.db);
+  rt.db.query = ((text: string, values?: unknown[]) =>
+    /status = 'queued'/.test(text) ? Promise.reject(new Error('Connection terminated unexpectedly')) : query(text, values)) as typeof rt.db.query;
+  try {
+    assert.deepEqual((await gauges()).map(Number.isNaN), [true, true], 'unknown, not the last value');
+  } finally {
+    rt.db.query = query;
+  }
+  assert.equal((await gauges())[0], 1);
+});
