@@ -209,14 +209,25 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
   return copied === 0 ? text : out + text.slice(copied);
 }
 
+/**
+ * Most distinct "Name:" values a text adds to found: each is then looked for wherever the text writes it, at a cost
+ * that grows with their number times the text's length (a 100 KB text of "Name:" lines took 13 s). Every one is
+ * replaced on its own line all the same; a resume names a few people, not hundreds.
+ */
+const MAX_LABELLED_NAMES = 8;
+
 /** Replaces the value of a "Name:" line, and adds it to found (the value ends at a column gap or the next "Label:"). */
 export function scrubNameLabel(text: string, found: string[]): string {
+  const labelled = new Set<string>();
   return text.replace(NAME_LABEL_RE, (all, label: string, value: string) => {
     // "Name: Ann Lee   Experience: 2 years".
     const cut = /[ \t]{2,}|\t|[ \t][|•·][ \t]|[,;][ \t]*[\p{L} ]{1,30}:/u.exec(value);
     const v = (cut ? value.slice(0, cut.index) : value).trim();
     if (v === '' || v.includes('[') || /\d|@/.test(v) || v.split(/\s+/).length > 5) return all;
-    found.push(v);
+    if (!labelled.has(v) && labelled.size < MAX_LABELLED_NAMES) {
+      labelled.add(v);
+      found.push(v);
+    }
     return label + value.replace(v, '[NAME]');
   });
 }
