@@ -6,7 +6,9 @@ import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
 
-const NAME_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
+// "Name:", "Full name:", and a relative's ("Father's Name:", "Spouse's name:"), as some resumes give them.
+const NAME_LABEL_RE =
+  /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant|(?:father|mother|parent|spouse|husband|wife|guardian)['’]?s)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
 export const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
 // Words that make a capitalised line a heading or a title rather than a person.
 export const NOT_NAME_WORDS = new Set(

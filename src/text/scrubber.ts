@@ -10,6 +10,7 @@ import { replaceDecided } from './replace-decided.js';
 import { scrubEmails } from './scrub-emails.js';
 import { scrubInlineHandles } from './scrub-handles.js';
 import { escapeRe, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
+import { scrubIdentity } from './scrub-identity.js';
 import { KNOWN_PHONE_SEPARATORS, scrubPhones } from './scrub-phones.js';
 import { scrubPersonalSites } from './scrub-sites.js';
 import { isSkillForm } from './skills.js';
@@ -112,8 +113,13 @@ import { isSkillForm } from './skills.js';
  *    ("(editor: Nature Reviews)", "(my lead: Platform Team)"), an editor at a line's start ("Editor: VS Code"). And
  *    every label is read in a text with no other cue word ("(interviewer: Jane Roe)", "(supervised by: Jane Roe)"
  *    alone were skipped).
+ * 18: a date of birth after its label ("Date of Birth: 12/05/1990", "DOB - 1990-05-12", "Born: May 12, 1990", "born on
+ *    12th May 1990") as [BIRTHDATE], an identity number after its label ("SSN: 123-45-6789", "Passport No: A1234567",
+ *    "PAN: ABCDE1234F", "NI Number: AB 12 34 56 C", "SIN", "Aadhaar", a national or voter id, a driving licence, a tax
+ *    id) as [ID] (scrub-identity.ts); a relative's name after its label ("Father's Name: ...", "Spouse's name: ...").
+ *    Kept: a date or a code without such a label, a year alone ("Born in 1990"), a value too short for an id ("TIN: 42").
  */
-export const SCRUB_RULES_VERSION = 17;
+export const SCRUB_RULES_VERSION = 18;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -289,6 +295,8 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   if (FRENCH_STREET_HINT.test(out)) out = out.replace(FRENCH_STREET_RE, '[ADDRESS]');
   out = out.replace(UK_POSTCODE_RE, '[ADDRESS]');
   if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
+  // Before the phones: "SSN: 123-45-6789" is an identity number, not a phone.
+  out = scrubIdentity(out);
   out = scrubPhones(out, input.ascii);
   // After the patterns, which give "(555) 123-4567" whole: the known values catch what no pattern recognised.
   out = scrubKnown(out, opts);

@@ -324,3 +324,34 @@ test('a text of thousands of "Name:" lines: every value is replaced on its line,
   const ms = (used.user + used.system) / 1000;
   assert.ok(ms < 1_000, `${Math.round(ms)} ms of CPU`);
 });
+
+test('dates of birth and identity numbers after their labels are scrubbed; dates, years and codes without one stay', () => {
+  const cases: Array<[string, string]> = [
+    ['Date of Birth: 12/05/1990', 'Date of Birth: [BIRTHDATE]'],
+    ['DOB - 1990-05-12 | Nationality: Indian', 'DOB - [BIRTHDATE] | Nationality: Indian'],
+    ['Born: May 12, 1990', 'Born: [BIRTHDATE]'],
+    ['I was born on 12th May 1990 in Lyon.', 'I was born on [BIRTHDATE] in Lyon.'],
+    ['Geburtsdatum: 12.05.1990', 'Geburtsdatum: [BIRTHDATE]'],
+    ['SSN: 123-45-6789', 'SSN: [ID]'],
+    ['Passport No: A1234567', 'Passport No: [ID]'],
+    ['PAN: ABCDE1234F', 'PAN: [ID]'],
+    ['NI Number: AB 12 34 56 C', 'NI Number: [ID]'],
+    ['SIN: 999 999 999', 'SIN: [ID]'],
+    ['Aadhaar No: 1234 5678 9012', 'Aadhaar No: [ID]'],
+    ["Driver's License #: D123-4567-8901", "Driver's License #: [ID]"],
+    // Kept: no label, a year alone, too short for an id, a label with no number.
+    ['Senior engineer, 12/05/2019 - present', 'Senior engineer, 12/05/2019 - present'],
+    ['Born in 1990, raised in Lyon.', 'Born in 1990, raised in Lyon.'],
+    ['Pan - 2018 project for Acme', 'Pan - 2018 project for Acme'],
+    ['TIN: 42', 'TIN: 42'],
+    ['Passport: valid, willing to travel', 'Passport: valid, willing to travel'],
+    ['AWS Certified (ID: AWS-SAA-C03)', 'AWS Certified (ID: AWS-SAA-C03)'],
+  ];
+  for (const [text, expected] of cases) assert.equal(scrub(text, { detectNames: false }), expected, text);
+});
+
+test("a relative's name after its label is scrubbed, and wherever the text repeats it", () => {
+  const out = scrub("Father's Name: Ravi Kumar\nMother's name - Sita Devi\nReferences available; Ravi Kumar can confirm.");
+  assert.doesNotMatch(out, /Ravi|Kumar|Sita|Devi/, out);
+  assert.match(out, /^Father's Name: \[NAME\]$/m);
+});

@@ -1,0 +1,40 @@
+// Dates of birth and identity numbers, each after the label that says what it is: "Date of Birth: 12/05/1990",
+// "DOB - 1990-05-12", "Born: May 12, 1990", "Passport No: A1234567", "PAN: ABCDE1234F", "SSN: 123-45-6789",
+// "NI Number: AB 12 34 56 C". Without a label a date is a date (of a job, a degree) and a code is a code (a
+// certification, a ticket): only the label makes them someone's.
+
+const MONTHS =
+  'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
+const ORDINAL = '(?:st|nd|rd|th)?';
+// 12/05/1990, 12.05.90, 1990-05-12, 12 May 1990, 12th May, 1990, May 12, 1990, May 1990.
+const DATE =
+  `(?:\\d{1,4}[./\\-]\\d{1,2}[./\\-]\\d{1,4}` +
+  `|\\d{1,2}${ORDINAL}[ \\t]+(?:of[ \\t]+)?(?:${MONTHS})\\.?,?[ \\t]+\\d{2,4}` +
+  `|(?:${MONTHS})\\.?[ \\t]+(?:\\d{1,2}${ORDINAL},?[ \\t]+)?\\d{4})`;
+const BIRTH_LABEL =
+  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento)[ \\t]*[:\\-–][ \\t]*' +
+  '|born(?:[ \\t]+on)?[ \\t]*[:\\-–]?[ \\t]*';
+const BIRTH_RE = new RegExp(`(?<![\\p{L}])(${BIRTH_LABEL})(${DATE})(?![\\p{L}\\d])`, 'giu');
+
+const NO = '(?:[ \\t]+(?:number|no\\.?|num\\.?|#))?';
+const ID_LABEL =
+  '(?:social[ \\t]+security|ssn|sin|passport|pan(?:[ \\t]+card)?|aadhaa?r(?:[ \\t]+card)?|national[ \\t]+insurance|ni|nino' +
+  "|national[ \\t]+id(?:entity)?(?:[ \\t]+card)?|id[ \\t]+card|driv(?:ing|er['’]?s)[ \\t]+licen[cs]e|tax[ \\t]+id|tin|voter[ \\t]+id)";
+// Groups as such numbers are written, spaces or dashes between them: "A1234567", "123-45-6789", "AB 12 34 56 C",
+// "1234 5678 9012", "ABCDE1234F". A group holds a digit, or is one or two letters ("AB", "C").
+const ID_GROUP = '(?:[A-Za-z]{0,5}\\d[A-Za-z0-9]{0,11}|[A-Za-z]{1,2})';
+const ID_VALUE = `${ID_GROUP}(?:[ \\t\\-]${ID_GROUP}){0,5}`;
+const ID_RE = new RegExp(`(?<![\\p{L}])(${ID_LABEL}${NO}[ \\t]*[:\\-–#][ \\t]*)(${ID_VALUE})(?![\\p{L}\\d])`, 'giu');
+// What an identity number has that a year or a short code does not ("PAN - 2018", "TIN: 42").
+const isIdNumber = (value: string) => (value.match(/\d/g)?.length ?? 0) >= 3 && (value.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 6;
+
+// A cheap guard: texts with none of the labels' first letters in that spot skip both expressions.
+const HINT = /born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|naissance|nacimiento|ssn|sin|passport|pan|aadhaa?r|insurance|\bni\b|nino|\bid\b|licen[cs]e|\btin\b|tax/i;
+
+/** The text with labelled dates of birth replaced by [BIRTHDATE] and labelled identity numbers by [ID]. */
+export function scrubIdentity(text: string): string {
+  if (!HINT.test(text)) return text;
+  return text
+    .replace(BIRTH_RE, (_all, label: string) => `${label}[BIRTHDATE]`)
+    .replace(ID_RE, (all, label: string, value: string) => (isIdNumber(value) ? `${label}[ID]` : all));
+}
