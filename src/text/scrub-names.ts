@@ -218,6 +218,14 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
  */
 const MAX_LABELLED_NAMES = 8;
 
+// A "Name:" line of the resume's own person (not a relative's).
+const OWN_NAME_LABEL_RE = /^[ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*\S/im;
+
+/** Whether the text names its person on a "Name:" line: then its first line is no header name (scrubHeaderName). */
+export function hasOwnNameLabel(text: string): boolean {
+  return OWN_NAME_LABEL_RE.test(text);
+}
+
 /** Replaces the value of a "Name:" line, and adds it to found (the value ends at a column gap or the next "Label:"). */
 export function scrubNameLabel(text: string, found: string[]): string {
   const labelled = new Set<string>();

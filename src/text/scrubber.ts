@@ -9,7 +9,7 @@ import { nameSpellings, spelledBy, type NameSpellings } from './name-spellings.j
 import { replaceDecided } from './replace-decided.js';
 import { scrubEmails } from './scrub-emails.js';
 import { scrubInlineHandles } from './scrub-handles.js';
-import { escapeRe, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
+import { escapeRe, hasOwnNameLabel, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
 import { scrubIdentity } from './scrub-identity.js';
 import { KNOWN_PHONE_SEPARATORS, scrubPhones } from './scrub-phones.js';
 import { scrubPersonalSites } from './scrub-sites.js';
@@ -118,6 +118,8 @@ import { isSkillForm } from './skills.js';
  *    "PAN: ABCDE1234F", "NI Number: AB 12 34 56 C", "SIN", "Aadhaar", a national or voter id, a driving licence, a tax
  *    id) as [ID] (scrub-identity.ts); a relative's name after its label ("Father's Name: ...", "Spouse's name: ...").
  *    Kept: a date or a code without such a label, a year alone ("Born in 1990"), a value too short for an id ("TIN: 42").
+ *    And a first line of capitalised words is no header name in a resume with its own "Name:" line: a banner ("Power
+ *    BI | SQL", "Wells Fargo") keeps its words, which were removed wherever capitalised.
  */
 export const SCRUB_RULES_VERSION = 18;
 
@@ -305,8 +307,11 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   if (opts.contactNames) out = scrubContactNames(out);
   const detect = opts.detectNames !== false;
   if (detect) {
+    // A resume that names its person on a "Name:" line has no header name: a first line of capitalised words is then
+    // a banner ("Power BI | SQL", "Wells Fargo"), whose words would otherwise be removed wherever capitalised.
+    const labelled = hasOwnNameLabel(out);
     out = scrubNameLabel(out, found);
-    out = scrubHeaderName(out, found);
+    if (!labelled) out = scrubHeaderName(out, found);
     findIntroducedNames(out, found);
   }
   const names = opts.names ?? [];

@@ -355,3 +355,13 @@ test("a relative's name after its label is scrubbed, and wherever the text repea
   assert.doesNotMatch(out, /Ravi|Kumar|Sita|Devi/, out);
   assert.match(out, /^Father's Name: \[NAME\]$/m);
 });
+
+test('a resume that names its person on a "Name:" line has no header name: a banner on its first line keeps its words', () => {
+  const text = 'Power BI | SQL\nName: Jane Roe\nBuilt dashboards in Power BI, Power Automate and Power Apps for Wells Fargo.';
+  const out = scrub(text);
+  assert.equal(out, 'Power BI | SQL\nName: [NAME]\nBuilt dashboards in Power BI, Power Automate and Power Apps for Wells Fargo.');
+  // Without the line, the first line still says who it is.
+  assert.equal(scrub('Jane Roe | SQL\nBuilt dashboards for Jane Roe Consulting.'), '[NAME] | SQL\nBuilt dashboards for [NAME] Consulting.');
+  // A relative's name line is no such line.
+  assert.match(scrub("Jane Roe\nFather's Name: Ravi Kumar\nSQL"), /^\[NAME\]\nFather's Name: \[NAME\]\nSQL$/);
+});
