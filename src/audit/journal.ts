@@ -18,7 +18,10 @@ export interface TraceRow {
   data: unknown;
   /** When it happened, not when the batch was written. */
   at: Date;
-  /** The row's identity: a batch tried again after it had in fact been written (its answer lost) adds nothing. */
+  /**
+   * The row's identity: a batch tried again after it had in fact been written (its answer lost) adds nothing. Looked
+   * for among the rows of the batch's runs (one batch is written at a time, so no two sends of a row race).
+   */
   entryId: string;
 }
 
@@ -60,7 +63,8 @@ function traceSql(rows: TraceRow[], values: unknown[]): { live: string; insert: 
        param(rows.map((r) => r.at), 'timestamptz'),
        param(rows.map((r) => r.entryId), 'uuid'),
      ].join(', ')}) AS t(run_id, org_id, kind, candidate_id, data, at, entry_id)
-     ON CONFLICT (entry_id) WHERE entry_id IS NOT NULL DO NOTHING`;
+     WHERE t.entry_id NOT IN (SELECT w.entry_id FROM run_trace w
+                              WHERE w.run_id = ANY(${param([...new Set(rows.map((r) => r.runId))], 'uuid')}) AND w.entry_id IS NOT NULL)`;
   return { live, insert };
 }
 
