@@ -25,16 +25,23 @@ const ID_LABEL =
 const ID_GROUP = '(?:[A-Za-z]{0,5}\\d[A-Za-z0-9]{0,11}|[A-Za-z]{1,2})';
 const ID_VALUE = `${ID_GROUP}(?:[ \\t\\-]${ID_GROUP}){0,5}`;
 const ID_RE = new RegExp(`(?<![\\p{L}])(${ID_LABEL}${NO}[ \\t]*[:\\-–#][ \\t]*)(${ID_VALUE})(?![\\p{L}\\d])`, 'giu');
-// What an identity number has that a year or a short code does not ("PAN - 2018", "TIN: 42").
-const isIdNumber = (value: string) => (value.match(/\d/g)?.length ?? 0) >= 3 && (value.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 6;
+// What an identity number has that a year, a span of years or a short code does not ("PAN - 2018", "TIN: 42",
+// "Passport: 2015-2025"). A PAN is written one way (ABCDE1234F): "PAN: PA-5220" is a Palo Alto firewall.
+const YEARS = /^(?:19|20)\d{2}(?:[ \t]*[-–][ \t]*(?:(?:19|20)\d{2}|present))?$/i;
+const PAN = /^[A-Za-z]{5}\d{4}[A-Za-z]$/;
+function isIdNumber(label: string, value: string): boolean {
+  if (YEARS.test(value)) return false;
+  if (/^pan(?![a-z])/i.test(label)) return PAN.test(value);
+  return (value.match(/\d/g)?.length ?? 0) >= 3 && (value.match(/[A-Za-z0-9]/g)?.length ?? 0) >= 6;
+}
 
-// A cheap guard: texts with none of the labels' first letters in that spot skip both expressions.
-const HINT = /born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|naissance|nacimiento|ssn|sin|passport|pan|aadhaa?r|insurance|\bni\b|nino|\bid\b|licen[cs]e|\btin\b|tax/i;
+// A cheap guard: a text in which no word starts as a label does skips both expressions ("company" and "using" do not).
+const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|date[ \t]+de|fecha|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social)/iu;
 
 /** The text with labelled dates of birth replaced by [BIRTHDATE] and labelled identity numbers by [ID]. */
 export function scrubIdentity(text: string): string {
   if (!HINT.test(text)) return text;
   return text
     .replace(BIRTH_RE, (_all, label: string) => `${label}[BIRTHDATE]`)
-    .replace(ID_RE, (all, label: string, value: string) => (isIdNumber(value) ? `${label}[ID]` : all));
+    .replace(ID_RE, (all, label: string, value: string) => (isIdNumber(label, value) ? `${label}[ID]` : all));
 }

@@ -81,14 +81,16 @@ export function nameParts(value: string, withParticles = false): string[] {
 }
 
 /** Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it). */
-export function scrubHeaderName(text: string, found: string[]): string {
+export function scrubHeaderName(text: string, found: string[], opts: { givenNameFirst?: boolean } = {}): string {
   const lines = text.split('\n');
   for (let i = 0, seen = 0; i < lines.length && seen < 3; i++) {
     const line = lines[i]!;
     if (!/\p{L}/u.test(line)) continue;
     seen++;
     const name = headerName(line.split(/[|•·,]| [-–] /)[0]!);
-    if (looksLikeName(name)) {
+    // With a Name: line in the head, the first line is a person's only if it starts with a common given name: else it
+    // is a banner or an employer ("Power BI | SQL", "Wells Fargo"), whose words would be removed wherever capitalised.
+    if (looksLikeName(name) && (!opts.givenNameFirst || isGivenName(name.split(/[ \t]+/)[0]!))) {
       found.push(name);
       lines[i] = line.replace(name, '[NAME]');
       return lines.join('\n');
@@ -218,12 +220,25 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
  */
 const MAX_LABELLED_NAMES = 8;
 
-// A "Name:" line of the resume's own person (not a relative's).
-const OWN_NAME_LABEL_RE = /^[ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*\S/im;
+// A "Name:" line of the resume's own person (not a relative's), and its value.
+const OWN_NAME_LABEL_RE = /^[ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*([^\n]*)$/i;
+// The head of a resume: a person's own "Name:" line is among its first lines; one further down names a project or
+// a referee ("Project 1\nName: Inventory System"), and says nothing of the first line.
+const HEAD_LINES = 6;
 
-/** Whether the text names its person on a "Name:" line: then its first line is no header name (scrubHeaderName). */
+/**
+ * Whether the text names its person on a "Name:" line in its head, with a value that reads as a name: then its first
+ * line is no header name (scrubHeaderName), but a banner or an employer.
+ */
 export function hasOwnNameLabel(text: string): boolean {
-  return OWN_NAME_LABEL_RE.test(text);
+  let seen = 0;
+  for (const line of text.split('\n', 40)) {
+    if (!/\p{L}/u.test(line)) continue;
+    const value = OWN_NAME_LABEL_RE.exec(line)?.[1];
+    if (value !== undefined) return looksLikeName(headerName(value.split(/[ \t]{2,}|\t|[|•·,]/)[0]!));
+    if (++seen >= HEAD_LINES) return false;
+  }
+  return false;
 }
 
 /** Replaces the value of a "Name:" line, and adds it to found (the value ends at a column gap or the next "Label:"). */

@@ -307,11 +307,11 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   if (opts.contactNames) out = scrubContactNames(out);
   const detect = opts.detectNames !== false;
   if (detect) {
-    // A resume that names its person on a "Name:" line has no header name: a first line of capitalised words is then
-    // a banner ("Power BI | SQL", "Wells Fargo"), whose words would otherwise be removed wherever capitalised.
+    // A resume that names its person on a "Name:" line in its head: a first line of capitalised words is then a
+    // person's only if it starts with a common given name (scrubHeaderName).
     const labelled = hasOwnNameLabel(out);
     out = scrubNameLabel(out, found);
-    if (!labelled) out = scrubHeaderName(out, found);
+    out = scrubHeaderName(out, found, { givenNameFirst: labelled });
     findIntroducedNames(out, found);
   }
   const names = opts.names ?? [];

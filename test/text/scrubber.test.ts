@@ -346,6 +346,9 @@ test('dates of birth and identity numbers after their labels are scrubbed; dates
     ['TIN: 42', 'TIN: 42'],
     ['Passport: valid, willing to travel', 'Passport: valid, willing to travel'],
     ['AWS Certified (ID: AWS-SAA-C03)', 'AWS Certified (ID: AWS-SAA-C03)'],
+    ['PAN: PA-5220 firewalls, Panorama', 'PAN: PA-5220 firewalls, Panorama'],
+    ['Passport: 2015-2025', 'Passport: 2015-2025'],
+    ['Tax id: 2021 - 2023 filings', 'Tax id: 2021 - 2023 filings'],
   ];
   for (const [text, expected] of cases) assert.equal(scrub(text, { detectNames: false }), expected, text);
 });
@@ -362,6 +365,12 @@ test('a resume that names its person on a "Name:" line has no header name: a ban
   assert.equal(out, 'Power BI | SQL\nName: [NAME]\nBuilt dashboards in Power BI, Power Automate and Power Apps for Wells Fargo.');
   // Without the line, the first line still says who it is.
   assert.equal(scrub('Jane Roe | SQL\nBuilt dashboards for Jane Roe Consulting.'), '[NAME] | SQL\nBuilt dashboards for [NAME] Consulting.');
-  // A relative's name line is no such line.
+  // A relative's name line is no such line, nor is a Name: line further down (a project's, a referee's).
   assert.match(scrub("Jane Roe\nFather's Name: Ravi Kumar\nSQL"), /^\[NAME\]\nFather's Name: \[NAME\]\nSQL$/);
+  const deep = ['JOHN SMITH', 'Senior Software Engineer', 'Go, Kubernetes', 'Acme 2019-2024', 'Built billing', 'Led a team', 'Projects', 'Name: Inventory Management System'];
+  assert.match(scrub(deep.join('\n')), /^\[NAME\]\n/);
+  const referee = ['John Smith', 'Engineer', 'Python', 'Acme', 'Globex', 'Initech', 'References', 'Name: Jane Roe'];
+  assert.match(scrub(referee.join('\n')), /^\[NAME\]\n[\s\S]*Name: \[NAME\]$/);
+  // Nor is a Name: line whose value is no person's.
+  assert.match(scrub('John Smith\nName: Payments Platform\nGo'), /^\[NAME\]\n/);
 });
