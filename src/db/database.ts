@@ -200,10 +200,11 @@ async function againOnConflict<T>(onConflict: DatabaseOptions['onConflict'], wor
 // How many times a transaction the server rolled back for a conflict is tried in all.
 export const CONFLICT_ATTEMPTS = 4;
 
-// Class 08: connection exceptions; 57P01-57P03: the server shutting down (a restart) or starting up; 53000-53300: out
-// of resources (disk full, out of memory, too many connections); 58000, 58030: a system or I/O error under the server;
-// 25006: a read-only transaction (a connection a failover left on the old primary, now a standby: it is discarded).
-const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]$|53[0-3]00$|580(00|30)$|25006$)/;
+// Class 08: connection exceptions; 57P01-57P03: the server shutting down (a restart) or starting up; 53300: too many
+// connections; 25006: a read-only transaction (a connection a failover left on the old primary, now a standby: it is
+// discarded). Not the other resource errors (53100 disk full, 53200 out of memory): they may belong to one statement
+// (a sort's temporary files, a large search), which sent again while a lease lasts would fail the same way forever.
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]$|53300$|25006$)/;
 // 57014: a statement cancelled (statement_timeout); 55P03: lock_timeout.
 const TIMEOUT_SQLSTATES = new Set(['57014', '55P03']);
 // 40P01: deadlock detected; 40001: serialization failure. The server rolled the transaction back (againOnConflict).

@@ -20,7 +20,8 @@ export function emittedText(message: unknown): string {
 }
 
 /**
- * An answer's usage: the provider's counts where they are valid (non-negative safe integers), our estimate where
+ * An answer's usage: the provider's counts where they are valid (reportedTokens: non-negative integers a ledger row
+ * holds), our estimate where
  * they are missing or not (the prompt at the reservation's estimate, the answer by what it emitted). A zero is no
  * count where the text it counts is not empty (some Ollama and vLLM setups send zeros rather than no usage): the
  * prompt never is, and an answer that emitted text did not cost nothing. `estimated` says the ledger row carries an
