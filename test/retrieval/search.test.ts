@@ -211,8 +211,8 @@ test('term statistics keep only the most common lexemes: a rarer one left out is
   const read: number[] = [];
   const spy: Database = {
     ...db,
-    query: async (text, values) => {
-      const r = await db.query(text, values);
+    query: async <R>(text: string, values?: unknown[]) => {
+      const r = await db.query<R>(text, values);
       if (/ts_stat/.test(text)) read.push(r.rows.length);
       return r;
     },
