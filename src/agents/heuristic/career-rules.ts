@@ -1,5 +1,6 @@
 // The scorer's rules about the career rather than the role's vocabulary: seniority, impact, logistics, trajectory.
 import { SUBSCORE_BOUNDS, type SubscoreName } from '../../matching/domain.js';
+import type { AgentCallContext } from '../types.js';
 import { tokenize } from '../../text/tokenize.js';
 import type { Passage, ResumeText } from './resume-text.js';
 import { GENERIC_TERMS } from './role-terms.js';
@@ -61,6 +62,14 @@ export interface YearsFound {
   years: number;
   from: 'field' | 'stated' | 'dates' | 'titles';
   passages: Passage[];
+}
+
+/**
+ * The year "present" in a date range means: fixed (tests), else the year the run started, so a run that crosses New
+ * Year, a resumed attempt and a replay read a resume alike; the current year outside a run.
+ */
+export function referenceYearFor(fixed: (() => number) | undefined, ctx: Pick<AgentCallContext, 'startedAt'> | undefined): number {
+  return fixed?.() ?? new Date(ctx?.startedAt ?? Date.now()).getUTCFullYear();
 }
 
 /** Years of experience: the candidate's own field, else the larger of "N years" claims and merged date ranges. */

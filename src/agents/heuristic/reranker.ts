@@ -7,7 +7,7 @@ import type { RetrievedCandidate } from '../../matching/domain.js';
 import { extractSkills, normalizeSkills, relatedSkills, skillKey } from '../../text/skills.js';
 import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
 import { readResume, type ResumeText } from './resume-text.js';
-import { candidateYears } from './career-rules.js';
+import { candidateYears, referenceYearFor } from './career-rules.js';
 import { roleProfile, type RoleProfile } from './role-profile.js';
 
 export const RERANK_WEIGHTS = { fused: 0.45, vocabulary: 0.3, must: 0.15, nice: 0.05, years: 0.05 } as const;
@@ -76,15 +76,13 @@ export interface HeuristicRerankerOptions {
 }
 
 export function createHeuristicReranker(options: HeuristicRerankerOptions = {}): Reranker {
-  // The run's start year unless a test fixes it: a run that crosses New Year, or its replay, reads "present" alike.
-  const referenceYear = (ctx: AgentCallContext | undefined) => options.referenceYear?.() ?? new Date(ctx?.startedAt ?? Date.now()).getUTCFullYear();
   return {
     async rerank(input: RerankInput, ctx?: AgentCallContext): Promise<RerankOutput> {
       const limit = Math.max(0, Math.floor(input.limit));
       const seen = new Set<string>();
       const unique = input.candidates.filter((c) => !seen.has(c.id) && seen.add(c.id));
       if (limit === 0 || unique.length === 0) return { orderedIds: [] };
-      const features = rerankFeatures({ ...input, candidates: unique }, referenceYear(ctx));
+      const features = rerankFeatures({ ...input, candidates: unique }, referenceYearFor(options.referenceYear, ctx));
       features.sort((a, b) => b.total - a.total || b.fused - a.fused || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return { orderedIds: features.slice(0, limit).map((f) => f.id) };
     },

@@ -5,7 +5,7 @@
 // are dropped before any rule runs, so they cannot move a score.
 import { SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
 import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
-import { impactRule, logisticsRule, seniorityRule, trajectoryRule } from './career-rules.js';
+import { impactRule, logisticsRule, referenceYearFor, seniorityRule, trajectoryRule } from './career-rules.js';
 import { readResume, quoteFrom } from './resume-text.js';
 import { roleProfile } from './role-profile.js';
 import { domainRule, hardSkillsRule, type RuleInput, type RuleResult } from './scoring-rules.js';
@@ -34,8 +34,6 @@ export interface HeuristicScorerOptions {
 }
 
 export function createHeuristicScorer(options: HeuristicScorerOptions = {}): Scorer {
-  // The run's start year unless a test fixes it: a run that crosses New Year, or its replay, reads "present" alike.
-  const referenceYear = (ctx: AgentCallContext | undefined) => options.referenceYear?.() ?? new Date(ctx?.startedAt ?? Date.now()).getUTCFullYear();
   return {
     async score({ role, candidate }: ScoreInput, ctx?: AgentCallContext): Promise<ScoreOutcome> {
       // Copy the view's fields by name: nothing else on the object (an id, a name) reaches a rule.
@@ -48,7 +46,7 @@ export function createHeuristicScorer(options: HeuristicScorerOptions = {}): Sco
         text: candidate.text,
       };
       const resume = readResume(view.text);
-      const input: RuleInput = { role: roleProfile(role), candidate: view, resume, referenceYear: referenceYear(ctx) };
+      const input: RuleInput = { role: roleProfile(role), candidate: view, resume, referenceYear: referenceYearFor(options.referenceYear, ctx) };
       const subscores = {} as Subscores;
       const evidence: Evidence[] = [];
       const reasons: string[] = [];
