@@ -7,8 +7,8 @@
 // John Smith and Jane Doe)", "(hiring manager: Jane Roe)", "(client contact: John Smith)"; at a line's start a
 // manager's or a lead's: "Manager: John Smith", "Lead: Jane Roe"), and the lines under a references heading
 // ("References\nJane Roe, Acme\n[PHONE]\n\nDr. Sam Keller", "Acme — reports to John Smith", "Goldman Sachs – Jane Doe,
-// CTO"). Part of the scrubber (scrubber.ts), which adds what is found here to the names the text shows, removed wherever
-// they are written.
+// CTO"), and a declaration's signer (signed-declarations.ts). Part of the scrubber (scrubber.ts), which adds what is
+// found here to the names the text shows, removed wherever they are written.
 //
 // The same words introduce what is no person ("I'm Senior Engineer", "I am Go developer", "Regards, The Acme Team",
 // "This is Kubernetes"), and a wrong guess removes its words from the whole text. So a name here is one to three
@@ -24,6 +24,7 @@ import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownName } from './well-known-sites.js';
 import { NOT_INTRODUCED } from './not-introduced-words.js';
+import { declarationSigners } from './signed-declarations.js';
 
 const TITLE = `(?:${HONORIFIC})?`;
 // A capitalised word with a lower-case letter or an apostrophe and a capital after its first ("Sam", "O'Brien", "McKay"),
@@ -85,7 +86,7 @@ const REFERENCE_LINES = 30;
 const REFERENCE_LINE_CHARS = 400;
 // A text with none of these has no introduction, sign-off or label to read (the labels' own words: name-labels.ts).
 const CUE_HINT = new RegExp(
-  `name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|signed|thank|cheers|best|with|—|–|--|contact|ref|${PERSON_LABEL_WORDS}`,
+  `name|I['’]m|I am|call|go by|this is|here|regards|sincerely|yours|respectfully|cordially|sign|declar|certify|affirm|thank|cheers|best|with|—|–|--|contact|ref|${PERSON_LABEL_WORDS}`,
   'i',
 );
 
@@ -313,5 +314,10 @@ export function findIntroducedNames(text: string, found: string[]): void {
     if (/^refer/i.test(m[0])) read = findNextReferees(text, m.index + m[0].length, read, names);
   }
   if (/refer/i.test(text)) for (const m of text.matchAll(REFERENCES_HEADING_RE)) findReferees(text, m.index + m[0].length, names);
+  // A declaration's signer and a signature label's name: two words at least, as nothing else marks them a person's.
+  for (const value of declarationSigners(text)) {
+    const name = plausibleName(value, 2);
+    if (name !== null && names.size < MAX_INTRODUCED) names.add(name);
+  }
   found.push(...names);
 }

@@ -80,19 +80,28 @@ export function nameParts(value: string, withParticles = false): string[] {
     .filter((p) => p.length >= 2 && (withParticles || !PARTICLES.has(p.toLowerCase())));
 }
 
-/** Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it). */
+// A heading word before the header's name on its line: "Resume of Jane Roe", "CV - Jane Roe", "Curriculum Vitae: Jane
+// Roe", "RESUME – JANE ROE", "Biodata of ...".
+const HEADING_PREFIX = /^[ \t]*(?:resume|résumé|cv|c\.v\.|curriculum[ \t]+vitae|bio[ \t-]?data)(?:[ \t]+of[ \t]*[:\-–—]?|[ \t]*[:\-–—][ \t]*(?:of[ \t]+)?)[ \t]*/iu;
+
+/**
+ * Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it, or stand
+ * before the name on its line).
+ */
 export function scrubHeaderName(text: string, found: string[], opts: { givenNameFirst?: boolean } = {}): string {
   const lines = text.split('\n');
   for (let i = 0, seen = 0; i < lines.length && seen < 3; i++) {
     const line = lines[i]!;
     if (!/\p{L}/u.test(line)) continue;
     seen++;
-    const name = headerName(line.split(/[|•·,]| [-–] /)[0]!);
+    const prefix = HEADING_PREFIX.exec(line)?.[0] ?? '';
+    const rest = line.slice(prefix.length);
+    const name = headerName(rest.split(/[|•·,]| [-–] /)[0]!);
     // With a Name: line in the head, the first line is a person's only if it starts with a common given name: else it
     // is a banner or an employer ("Power BI | SQL", "Wells Fargo"), whose words would be removed wherever capitalised.
     if (looksLikeName(name) && (!opts.givenNameFirst || isGivenName(name.split(/[ \t]+/)[0]!))) {
       found.push(name);
-      lines[i] = line.replace(name, '[NAME]');
+      lines[i] = prefix + rest.replace(name, '[NAME]');
       return lines.join('\n');
     }
     if (!/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;

@@ -120,8 +120,14 @@ import { isSkillForm } from './skills.js';
  *    Kept: a date or a code without such a label, a year alone ("Born in 1990"), a value too short for an id ("TIN: 42").
  *    And a first line of capitalised words is no header name in a resume with its own "Name:" line: a banner ("Power
  *    BI | SQL", "Wells Fargo") keeps its words, which were removed wherever capitalised.
+ * 19: a header name after a heading on its line ("Resume of Jane Roe", "CV - Jane Roe", "Curriculum Vitae: ...", "Biodata
+ *    of ..."); a declaration's signer ("I hereby declare that ...", then "(Rahul Sharma)" on a line or in a column of
+ *    one after the place and the date) and a signature label's name ("Signature: Priya Patel"), two words at least
+ *    (signed-declarations.ts); a labelled handle written as a link on a bare host ("Telegram: t.me/janedoe" kept
+ *    "/janedoe"), a Skype "live:" id and a Discord tag ("jane#1234"). Kept: a job title after such a heading ("Resume -
+ *    Senior Data Engineer"), skills and places on the lines after a declaration.
  */
-export const SCRUB_RULES_VERSION = 18;
+export const SCRUB_RULES_VERSION = 19;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -159,8 +165,10 @@ const HANDLE = /^@?[A-Za-z0-9_-]{2,39}$/;
 const INLINE_SITE_RE = /(?<![\p{L}\d])((?:(?:personal|my|own)[ \t]+)?(?:website|web[ \t]?site|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–][ \t]*)((?:https?:\/\/)?[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,4}(?:\/[^\s<>"'[\]()]{0,2048})?)/giu;
 const SITE_HINT = /(?:site|url|portfolio|blog|homepage|home page)[ \t]*[:\-–]/i;
 const HANDLE_HINT = /(?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)/i;
-// Messaging handles after their label ("Skype: jane.doe.1985", "Telegram: @janedoe", "Telegram @janedoe").
-const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))(@?[\w.-]{2,64})/giu;
+// Messaging handles after their label ("Skype: jane.doe.1985", "Skype: live:jane.doe", "Discord: jane#1234", "Telegram:
+// @janedoe", "Telegram @janedoe"), and a link to one on a bare host ("Telegram: t.me/janedoe", "Twitter: x.com/jdoe"):
+// its path goes with it.
+const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))((?:live:)?@?[\w.-]{2,64}(?:#\d{4}(?!\d)|(?:\/[\w.@-]{1,64}){1,3}\/?)?)/giu;
 // A code-hosting or LinkedIn handle inside a line ("GitHub ID: janesmith456 | Email: ..."): LINK_LABEL_RE takes one only
 // at the end of its line. Without "ID", "username" and their like the label also heads skills ("GitHub: Actions, Pages"),
 // so the handle then needs a mark of one (a digit, "_", "-", "."). A value running on into a path is a URL, found later.

@@ -203,6 +203,20 @@ const removed: Array<[string, string, string]> = [
   ['an employer named after a person, after the referee', 'References\nJane Roe, Financial Advisor – Edward Jones', 'References\n[NAME], Financial Advisor – Edward Jones'],
   // A referee's town on a line of the entry: a place word ends it, though its state is also a degree ("MD").
   ['a referee’s town whose state is also a degree', 'References\nJane Roe, CTO, Acme Corp\nOcean Pines, MD\n[PHONE]', 'References\n[NAME], CTO, Acme Corp\nOcean Pines, MD\n[PHONE]'],
+  // A declaration's signer: on a line of its own after the place and the date, in brackets or in capitals, or in a column.
+  [
+    'a declaration signed in brackets on its own line',
+    'Rahul led the data team.\n\nDECLARATION\nI hereby declare that the above information is true to the best of my knowledge.\nPlace: Pune\nDate: 12/03/2020\n(Rahul Sharma)',
+    '[NAME] led the data team.\n\nDECLARATION\nI hereby declare that the above information is true to the best of my knowledge.\nPlace: Pune\nDate: 12/03/2020\n([NAME])',
+  ],
+  [
+    'a declaration signed in capitals in a column beside the date',
+    'I do hereby solemnly declare that the particulars furnished above are correct.\nDate: 12/03/2020            (RAHUL KUMAR SHARMA)\nPlace: Mumbai',
+    'I do hereby solemnly declare that the particulars furnished above are correct.\nDate: 12/03/2020            ([NAME])\nPlace: Mumbai',
+  ],
+  ['a declaration signed after a blank line', 'I declare that all of the above is true.\n\nPriya Patel\nBengaluru', 'I declare that all of the above is true.\n\n[NAME]\nBengaluru'],
+  ['a signature label', 'Date: 12/03/2020\tSignature: Priya Patel', 'Date: 12/03/2020\tSignature: [NAME]'],
+  ['a signed-by label in brackets', 'Signed by: (Priya Patel)', 'Signed by: ([NAME])'],
 ];
 
 for (const [what, input, expected] of removed) {
@@ -278,6 +292,9 @@ const kept: Array<[string, string]> = [
     'Developer (Product Manager: Payments App)\nAnalyst (Project Manager – Data Platform)\nEngineer (Sales contact: Berlin Office)\nSupport (regional contact: Berlin)\n' +
       'Lead: Platform Migration\nTech Lead: Payments Platform\nMentor: Open Source Guild\nDeveloper (Director: Engineering)\nDirector: Product Design\nAcme (recruiter: Talent Team)',
   ],
+  // After a declaration, lines of skills, places and headings are no signer; nor is a signature label's blank or a dish.
+  ['what follows a declaration that names no one', 'I certify that I completed:\nMachine Learning\nGoogle Cloud\nApache Kafka\nPlace: New Delhi\nSignature: ____________'],
+  ['a signature label that names no person', 'Signature Dish: Paneer Tikka\nSignature: Verified\nSign: Yes'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 

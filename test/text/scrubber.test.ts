@@ -66,6 +66,12 @@ const removed: Array<[string, string, string]> = [
   ['header name', 'Ada Lovelace\nSoftware Engineer', '[NAME]\nSoftware Engineer'],
   ['a contact line from the dataset', 'Providence, RI | (123) 456-7890 | johndoe@email.com', 'Providence, RI | [PHONE] | [EMAIL]'],
   ['upper-case header after a heading', 'RESUME\nJANE SMITH | jane@x.com', 'RESUME\n[NAME] | [EMAIL]'],
+  // A heading before the name on its line.
+  ['header name after "Resume of"', 'Resume of Jane Roe\nData analyst; Jane built the dashboards.', 'Resume of [NAME]\nData analyst; [NAME] built the dashboards.'],
+  ['header name after "CV -"', 'CV - Jane Roe | jane@x.com', 'CV - [NAME] | [EMAIL]'],
+  ['header name after "Curriculum Vitae:"', 'Curriculum Vitae: Jane Roe\nData analyst', 'Curriculum Vitae: [NAME]\nData analyst'],
+  ['header name in capitals after a dash', 'RESUME – JANE ROE\nData analyst', 'RESUME – [NAME]\nData analyst'],
+  ['header name after "Biodata of"', 'Biodata of Rahul Kumar Sharma\nData analyst', 'Biodata of [NAME]\nData analyst'],
   // Full-width forms are normalised (NFKC) first.
   ['email with accented letters', 'Mail: josé.garcía@correo.es, müller@beispiel.de', 'Mail: [EMAIL], [EMAIL]'],
   ['full-width email', 'メール：taro.yamada＠example.co.jp', 'メール:[EMAIL]'],
@@ -81,6 +87,9 @@ const removed: Array<[string, string, string]> = [
   ['Skype handle', 'Skype: jane.doe.1985', 'Skype: [URL]'],
   ['Telegram handle', 'Telegram: @janedoe, Skype: jdoe', 'Telegram: [URL], Skype: [URL]'],
   ['Telegram handle without colon', 'Telegram @janedoe', 'Telegram [URL]'],
+  // A labelled handle written as a link on a bare host: the path goes with it ("t.me/" was replaced, "janedoe85" kept).
+  ['labelled handle links on bare hosts', 'Telegram: t.me/janedoe85. Twitter: x.com/jdoe | Instagram: instagram.com/jane.roe/', 'Telegram: [URL]. Twitter: [URL] | Instagram: [URL]'],
+  ['Skype live ids and Discord tags', 'Skype: live:jane.doe85; Discord: jane#1234', 'Skype: [URL]; Discord: [URL]'],
   ['labelled personal site', 'Personal site: janedoe.com', 'Personal site: [URL]'],
   ['labelled site inside a line', 'Website: jane-doe.netlify.app | Berlin', 'Website: [URL] | Berlin'],
   ['personal hosting without a label', 'Portfolio janedoe.vercel.app, demos at jd.pages.dev.', 'Portfolio [URL], demos at [URL].'],
@@ -120,6 +129,7 @@ const kept: Array<[string, string]> = [
   ['employer after a bare at', 'Engineer at Hotels.com, worked at Google'],
   ['spaced full stops near an at', 'Fixed it @ work . Then I worked at acme dot com . Later'],
   ['job-title header', 'Software Engineer\nSummary: builds things'],
+  ['a job title after a heading on the first line', 'Resume - Senior Data Engineer\nCV: Machine Learning Engineer'],
   ['a place in the header', 'Palo Alto | [EMAIL]\nBackend engineer in Palo Alto'],
   ['section header', 'Professional Summary\nExperienced developer'],
   ['skill headline', 'Golang Ninja\nBuilds services'],
