@@ -131,7 +131,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               const vectors = entries.sort((a, b) => Number(a.index) - Number(b.index)).map((d) => d.embedding as number[]);
               // Some proxies answer an error with HTTP 200: its words say more than "0 vectors for N inputs".
               const bodyError = errorInBody(data);
-              const bad = bodyError ? `the server answered HTTP 200 with an error: ${logSafeText(bodyError.message, 300)}` : vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
+              const bad = bodyError ? `the server answered HTTP 200 with an error: ${logSafeText(bodyError.message, 300, batch.join('\n'))}` : vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
               await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId);
               if (bad) throw new EmbeddingShapeError(bad);
               return vectors;

@@ -165,13 +165,13 @@ export function classifyAttempt(err: unknown): FailureClass {
  * Why an HTTP 200 answer held no chat completion, in words an operator can act on, and how to treat it. The server's
  * own words are the provider's (they may echo the request): made fit for a log, as an error status's are.
  */
-export function noCompletion(raw: unknown, answer: unknown): NoCompletionError {
+export function noCompletion(raw: unknown, answer: unknown, sent = ''): NoCompletionError {
   const error = errorInBody(answer);
   if (error) {
     const status = statusOfCode(error.code);
     const kind = status === 429 ? 'rate_limited' : status !== null && status >= 500 ? 'server' : 'other';
     const code = error.code === null ? '' : ` (code ${logSafeText(String(error.code), 40)})`;
-    return new NoCompletionError(`the server answered HTTP 200 with an error${code}: ${logSafeText(error.message, 300)}`, { kind, retryable: kind !== 'other', status: 200, retryAfterMs: null });
+    return new NoCompletionError(`the server answered HTTP 200 with an error${code}: ${logSafeText(error.message, 300, sent)}`, { kind, retryable: kind !== 'other', status: 200, retryAfterMs: null });
   }
   if (typeof raw === 'string') return new NoCompletionError(`the answer was not a chat completion: ${raw.length} characters of text that is neither JSON nor an event stream`);
   return new NoCompletionError('answer had no choices');

@@ -245,7 +245,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
               // The trail keeps the answer as it came; a replay serves it back and reads it the same way.
               const exchange = { model: model.id, attempt, request: body, response: raw, requestId, latencyMs };
               if (!choice) {
-                const failure = noCompletion(raw, data);
+                const failure = noCompletion(raw, data, sent());
                 await record({ ...row, outcome: 'error', error: failure.message }, log);
                 await report(req, { ...exchange, error: { status: 200, message: failure.message }, outcome: 'error' });
                 throw failure;

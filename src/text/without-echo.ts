@@ -17,7 +17,9 @@ export const ECHO_MARK = '[...]';
  * cut too: a lost word or two of diagnosis, never a kept echo.
  */
 export function withoutEcho(message: string, sent: string): string {
-  const words = [...message.matchAll(WORD)];
+  // A JSON-escaped echo (\n, \" and \uXXXX between the words) is read as the words it escapes: the escape is no word.
+  const unescaped = message.replace(/\\(?:u[0-9a-fA-F]{4}|[nrtbf"\\/])/g, (e) => ' '.repeat(e.length));
+  const words = [...unescaped.matchAll(WORD)];
   if (!sent || words.length < ECHO_WORDS) return message;
   const sentWords = (sent.match(WORD) ?? []).map((w) => w.toLowerCase());
   const grams = new Set<string>();

@@ -12,13 +12,14 @@ import { ORG, setupLlm } from '../llm/harness.js';
 export { ORG };
 
 /** An in-memory pool: a fixed vocabulary, and a count that records every filter combination it was asked about. */
-export function fakePool(vocabulary: string[] = ['Rust', 'Go', 'Kubernetes', 'PostgreSQL', 'TypeScript'], count = 7) {
+/** A pool whose vocabulary is the given skills, each held by many candidates unless its count is given. */
+export function fakePool(vocabulary: Array<string | { skill: string; count: number }> = ['Rust', 'Go', 'Kubernetes', 'PostgreSQL', 'TypeScript'], count = 7) {
   const countCalls: SearchFilters[] = [];
   let vocabularyCalls = 0;
   const pool: PoolInsight = {
     async skillVocabulary() {
       vocabularyCalls++;
-      return vocabulary.map((skill, i) => ({ skill, count: 100 - i }));
+      return vocabulary.map((entry, i) => (typeof entry === 'string' ? { skill: entry, count: 100 - i } : entry));
     },
     async countMatching(_orgId, filters) {
       countCalls.push(filters);

@@ -125,6 +125,18 @@ test('candidate-uploaded skills that could carry instructions, tags or personal 
   for (const s of closest) assert.ok(!hostile.includes(s), s);
 });
 
+test('a skill only one candidate holds is never suggested (it is that candidate’s), but it still works as a filter', async (t) => {
+  const pool = fakePool([{ skill: 'Kubernetes Zorblax', count: 1 }, { skill: 'Kubernetes Operators', count: 3 }, { skill: 'Kubernetes', count: 2 }]);
+  const h = await setupAgents({ pool: pool.pool });
+  t.after(h.close);
+  h.server.script(fakeReply.toolCall('evaluate_filters', { skillsAll: ['Kubernetes Zorblx'] }, 'call_1'), final(['go engineer'], { skillsAny: ['kubernetes zorblax'] }));
+  const out = await h.agents.queryExpander.expand(input, h.ctx);
+  const tool = String(toolMessages(h.server.chatRequests()[1])[0]?.content);
+  const closest = (JSON.parse(unfenced(tool)) as { closestValidSkills: Record<string, string[]> }).closestValidSkills['Kubernetes Zorblx']!;
+  assert.deepEqual(closest, ['Kubernetes', 'Kubernetes Operators'], tool);
+  assert.deepEqual(out.filters, { skillsAny: ['Kubernetes Zorblax'] }, 'named by the model from the role, it filters in the pool’s spelling');
+});
+
 test('skill names of two capitalised words are suggested: they are not taken for a person', async (t) => {
   const pool = fakePool(['Go', 'Power BI', 'Google Analytics', 'Unit Testing']);
   const h = await setupAgents({ pool: pool.pool });

@@ -15,7 +15,8 @@ import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.
 import { scriptedModel } from '../support/scripted-model.js';
 import { testClock } from '../support/clock.js';
 
-// A skill only one candidate has, and the near miss the model asks about (the tool answers with the closest skills).
+// A skill only two candidates have, both erased (a skill one candidate holds is never offered to the model), and the near
+// miss the model asks about (the tool answers with the closest skills).
 const SKILL = 'Zorblax Operator';
 const NEAR_MISS = 'Zorblax Operatr';
 // A skill the heuristic expander adds to its searches (Kubernetes' neighbour) only when someone in the pool has it.
@@ -49,6 +50,7 @@ before(async () => {
   const pool = [
     ...backendPool(),
     candidate('zorblax', { name: 'Ada Quist', skills: ['Go', SKILL], resume: 'Go engineer; wrote the zorblaxian operator for Kubernetes.' }),
+    candidate('zorblax-2', { name: 'Bo Quist', skills: ['Rust', SKILL], resume: 'Rust engineer; maintains the zorblaxian operator.' }),
     candidate('openshift', { name: 'Bea Lindqvist', skills: ['Go', RELATED], resume: 'Go engineer running clusters for a bank.' }),
     candidate('flimwick', { name: 'Cy Moreau', skills: ['Go'], resume: `Go engineer known for ${WORD} in distributed systems.` }),
   ];
@@ -107,6 +109,7 @@ test("after an erasure through another process, the worker's query expander no l
   const first = (await llmRun()).suggested;
   assert.ok(first.includes(SKILL), `process B suggests the pool's closest skill: ${first}`);
   await eraseThroughApi('zorblax');
+  await eraseThroughApi('zorblax-2');
   const second = (await llmRun()).suggested;
   assert.ok(second.length > 0, 'the tool was asked again');
   assert.equal(second.includes(SKILL), false, `not from the vocabulary process B read before the erasure: ${second}`);

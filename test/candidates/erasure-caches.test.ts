@@ -10,7 +10,8 @@ import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
 import { scriptedModel } from '../support/scripted-model.js';
 
-// A skill only the erased candidate has, and the near miss the model asks about.
+// A skill only the erased candidates have (two of them: a skill one candidate holds is never offered), and the near
+// miss the model asks about.
 const SKILL = 'Zorblax Operator';
 const NEAR_MISS = 'Zorblax Operatr';
 
@@ -30,7 +31,11 @@ before(async () => {
     }),
   );
   rt = await startTestRuntime({ MATCH_ENGINE: 'llm', LLM_BASE_URL: server.url, LLM_API_KEY: 'sk-test-erasure', LLM_MODEL: 'fake-chat' });
-  const pool = [...backendPool(), candidate('zorblax', { name: 'Ada Quist', skills: ['Go', SKILL], resume: 'Go engineer; wrote the zorblaxian operator for Kubernetes.' })];
+  const pool = [
+    ...backendPool(),
+    candidate('zorblax', { name: 'Ada Quist', skills: ['Go', SKILL], resume: 'Go engineer; wrote the zorblaxian operator for Kubernetes.' }),
+    candidate('zorblax-2', { name: 'Bo Quist', skills: ['Rust', SKILL], resume: 'Rust engineer; maintains the zorblaxian operator.' }),
+  ];
   const res = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: pool } });
   assert.equal(res.statusCode, 200, res.body);
   orgId = (await rt.db.query<{ id: string }>("SELECT id FROM organisations WHERE name = 'default'")).rows[0]!.id;
@@ -57,8 +62,9 @@ test("after an erasure this process's query expander no longer offers the model 
   assert.equal(first.status, 'succeeded');
   assert.ok(first.suggested.includes(SKILL), `the pool's closest skill is suggested: ${first.suggested}`);
 
-  const id = (await rt.db.query<{ id: string }>("SELECT id FROM candidates WHERE external_id = 'zorblax'")).rows[0]!.id;
-  assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${id}`, headers: rt.auth() })).statusCode, 204);
+  for (const { id } of (await rt.db.query<{ id: string }>("SELECT id FROM candidates WHERE external_id LIKE 'zorblax%'")).rows) {
+    assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${id}`, headers: rt.auth() })).statusCode, 204);
+  }
 
   const second = await runOnce();
   assert.equal(second.status, 'succeeded');

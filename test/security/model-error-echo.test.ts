@@ -72,3 +72,31 @@ test('a run failing on a model error whose body echoes the prompt logs the statu
     await server.close();
   }
 });
+
+test('an HTTP 200 whose body is an error echoing the prompt leaves no echo in the ledger, which erasure never reaches', async () => {
+  const server = await startFakeLlmServer();
+  server.setHandler(
+    scriptedModel({
+      override: (req) => {
+        if (req.agent !== 'scorer') return undefined;
+        return { type: 'raw', status: 200, body: JSON.stringify({ error: { message: `content flagged: ${userText(req).slice(userText(req).indexOf(NAME) - 60, userText(req).indexOf(NAME) + 40)}`, code: 'context_length_exceeded' } }) };
+      },
+    }),
+  );
+  const rt = await startTestRuntime({ MATCH_ENGINE: 'llm', LLM_BASE_URL: server.url, LLM_API_KEY: 'sk-test-echo', LLM_MODEL: 'fake-chat', LLM_MAX_RETRIES: '0', RUN_MAX_ATTEMPTS: '1' });
+  try {
+    assert.equal((await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: [SAM] } })).statusCode, 200);
+    const run = await startRunUntil(rt, { role: GO_ROLE, maxIterations: 1, scoreLimit: 1 }, 'failed');
+    const ledger = (await rt.db.query<{ error: string | null }>("SELECT error FROM model_calls WHERE outcome <> 'ok'")).rows;
+    assert.ok(ledger.length > 0);
+    for (const [where, text] of [['the run’s error', JSON.stringify(run.error)], ['the ledger', JSON.stringify(ledger)]] as const) {
+      for (const piece of [NAME, 'Keller', 'billing ledger']) {
+        const at = text.indexOf(piece);
+        assert.ok(at < 0, `"${piece}" in ${where}: ${text.slice(Math.max(0, at - 300), at + 100)}`);
+      }
+    }
+  } finally {
+    await rt.close();
+    await server.close();
+  }
+});

@@ -19,6 +19,14 @@ test('a stretch of three or more words in a row that the request has is cut; the
   assert.equal(withoutEcho('manager Ingrid Halvorsen signed', ''), 'manager Ingrid Halvorsen signed');
 });
 
+test('an echo of the request as JSON is cut as a plain one: its escapes leave no short line of the request behind', () => {
+  const sent = 'Score this resume.\n<resume>\nIngrid Halvorsen\nSnarkwidget toolkit\nPlatform engineer; my manager signed off the Terraform rollout.\n</resume>';
+  const message = `upstream failed for request ${JSON.stringify({ messages: [{ role: 'user', content: sent }] })}`;
+  const cut = withoutEcho(message, sent);
+  for (const word of ['Halvorsen', 'Snarkwidget', 'Terraform']) assert.ok(!cut.includes(word), cut);
+  assert.ok(cut.startsWith('upstream failed for request'), cut);
+});
+
 test('a server’s error logged alone keeps its status, code and type, not its words; inside a ModelCallError, the words without the echo', () => {
   const body = { message: `Invalid prompt near manager Ingrid Halvorsen signed off the Terraform rollout`, type: 'invalid_request_error', code: 'content_filter' };
   const apiError = APIError.generate(400, { error: body }, undefined, new Headers());

@@ -64,6 +64,10 @@ type Vocabulary = { list: string[]; byKey: Map<string, string>; suggestible: () 
  * punctuation skill names use ("C++", "CI/CD", "Google Cloud Platform (GCP)"), with no tag, control token or
  * personal data in them. Any other entry still works as a filter; it is never put in front of the model.
  */
+// A skill only one candidate holds is that candidate's (a project's or an employer's name is written as a skill too):
+// shown to the model, it would be kept in the run's trail and queries after the candidate's erasure. Offered are the
+// skills of two candidates or more; any skill still works as a filter.
+const MIN_HOLDERS_TO_SUGGEST = 2;
 const SKILL_SHAPE = /^[\p{L}\p{N}][\p{L}\p{N} .+#/&()'_-]{0,59}$/u;
 const MAX_SUGGESTION_WORDS = 5;
 const SUGGESTIONS_PER_SKILL = 5;
@@ -149,7 +153,8 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
         (cached ??= (ctx.read ?? sendOnce)(() => deps.pool.skillVocabulary(ctx.orgId)).then((rows) => {
           const list = rows.map((r) => r.skill);
           let shaped: string[] | null = null;
-          return { list, byKey: new Map(list.map((s) => [skillKey(s), s])), suggestible: () => (shaped ??= list.filter(skillShaped)) };
+          const shared = () => rows.filter((r) => r.count >= MIN_HOLDERS_TO_SUGGEST && skillShaped(r.skill)).map((r) => r.skill);
+          return { list, byKey: new Map(list.map((s) => [skillKey(s), s])), suggestible: () => (shaped ??= shared()) };
         }));
       // Read while the model thinks, not after it answers (the read holds no connection during the call).
       vocabulary().catch(() => {});
