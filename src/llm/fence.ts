@@ -62,6 +62,9 @@ const LOOKALIKES: Record<string, string> = {
 const NAMED_ENTITIES: Record<string, string> = {
   lt: '<', gt: '>', lang: '\u2329', rang: '\u232A', lsaquo: '\u2039', rsaquo: '\u203A', sol: '/', frasl: '\u2044',
   lsqb: '[', rsqb: ']', lbrack: '[', rbrack: ']', verbar: '|', lowbar: '_', nbsp: ' ', hyphen: '-', dash: '-', amp: '&',
+  // Invisible characters, which the view drops as it drops the characters themselves ("</r&shy;esume>").
+  shy: '', zwj: '', zwnj: '', zerowidthspace: '', nobreak: '', lrm: '', rlm: '', invisibletimes: '', invisiblecomma: '',
+  negativethinspace: '', negativemediumspace: '', negativethickspace: '', negativeverythinspace: '',
 };
 
 // Escapes that can spell a character: HTML entities (also double-encoded), JS/JSON escapes, URL encoding.
@@ -69,13 +72,13 @@ const ESCAPE = new RegExp(
   [
     '&(?:amp;)*#x0*([0-9a-f]{1,6});?',
     '&(?:amp;)*#0*([0-9]{1,7});?',
-    '&(?:amp;)*([a-z]{2,6});',
+    '&(?:amp;)*([a-z]{2,24});',
     '&(?:amp;)*(lt|gt)(?![a-z])',
-    '\\\\+u\\{0*([0-9a-f]{1,6})\\}',
-    '\\\\+u([0-9a-f]{4})',
-    '\\\\+x([0-9a-f]{2})',
+    '(?<!\\\\)\\\\+u\\{0*([0-9a-f]{1,6})\\}',
+    '(?<!\\\\)\\\\+u([0-9a-f]{4})',
+    '(?<!\\\\)\\\\+x([0-9a-f]{2})',
     '%(?:25)*([0-9a-f]{2})',
-    '\\\\+(/)',
+    '(?<!\\\\)\\\\+(/)',
   ].join('|'),
   'iy',
 );

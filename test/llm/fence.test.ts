@@ -51,6 +51,12 @@ const CLOSE_RESUME_VARIANTS = [
   '</re\u0301sume\u0301>',
   '&lang;/resume&rang;',
   '&lsaquo;/resume&rsaquo;',
+  // Invisible characters written as named entities.
+  '</r&shy;esume>',
+  '</re&ZeroWidthSpace;sume>',
+  '</res&zwj;ume>',
+  '</resu&zwnj;me>',
+  '</resum&NegativeThinSpace;e>',
 ];
 
 // Look-alike letters, mapped before lower-casing (capital Nu is N; its lower case ν is v).
@@ -207,6 +213,16 @@ test('the shortcut for texts without any possible opener misses no disguise', ()
     assert.ok(findFenceTags(`${filler}\n${variant}\n${filler}`).length >= 1, variant);
   }
   assert.deepEqual(findFenceTags(filler), []);
+});
+
+test('a run of backslashes is read once: 100,000 of them are neutralised, and found free of tags, in linear time', () => {
+  // Each backslash of a run was read again to the run's end as the start of an escape: 41-53 s for 100 KB.
+  const started = process.cpuUsage();
+  const text = `Rust engineer\n${'\\'.repeat(100_000)}`;
+  assert.equal(neutraliseFenceTags(text), text);
+  assert.deepEqual(findFenceTags(`x ${'\\'.repeat(50_000)}u003c/resume\\u003e`).length, 1);
+  const { user, system } = process.cpuUsage(started);
+  assert.ok((user + system) / 1000 < 2_000, `well under two seconds of CPU: ${((user + system) / 1000).toFixed(0)} ms`);
 });
 
 test('the comparison view stays linear: a long hostile text with many disguises is neutralised quickly', () => {
