@@ -15,6 +15,7 @@ import { fence, neutraliseFenceTags } from './fence.js';
 import type { AgentName } from './settings.js';
 import { addUsage, interpretAnswer, judgementOf, NO_USAGE, reaskMessages, responseFormatFor, type Interpretation } from './structured.js';
 import { ToolFailure, validateToolArguments, type ToolRegistry } from './tools.js';
+import { logSafeText } from '../text/log-safe-text.js';
 
 export interface RunToolsOptions<T> {
   caller: ChatCaller;
@@ -64,6 +65,12 @@ export interface RunToolsResult<T> {
 
 // A tool result is read by the model on its next turn; bigger results would flood its context.
 const MAX_RESULT_CHARS = 20_000;
+/**
+ * Tool calls one turn may make: those after them are dropped from the transcript, unanswered. A turn of 200,000 calls
+ * (14 MB, within the answer cap) was answered one by one, each logged, and held the process for 14 s. A model that
+ * needs more than this in one turn can ask again on the next, within the iteration and attempt caps.
+ */
+export const MAX_CALLS_PER_TURN = 16;
 
 type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'attempt_cap' | 'timeout' | 'tool_failed' | 'result_too_large';
 type ToolOutcome = { ok: true; content: string } | { ok: false; kind: ToolErrorKind; message: string; issues?: string[] };
@@ -181,7 +188,7 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
       // A cancelled run stops the loop; everything else is news for the model, not a crash.
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (err instanceof ToolTimeout) return { ok: false, kind: 'timeout', message: `${tool.name} gave no result within ${tool.timeoutMs} ms` };
-      logger.warn({ err, agent, tool: tool.name, toolCallId: id }, 'tool handler failed');
+      logger.warn({ err, agent, tool: tool.name, toolCallId: logSafeText(id, 64) }, 'tool handler failed');
       return { ok: false, kind: 'tool_failed', message: err instanceof ToolFailure ? err.message : `${tool.name} failed` };
     } finally {
       clearTimeout(timer);
@@ -196,7 +203,9 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
     const { id, name } = callParts(call);
     const error = outcome.ok ? null : outcome.kind;
     toolCalls.push({ id, name: name ?? '', ok: outcome.ok, error, durationMs });
-    logger.info({ agent, tool: name, toolCallId: id, durationMs, ok: outcome.ok, error }, 'tool call');
+    // The name and the id are the model's words: a log line names a tool of the allow-list, and the id as a safe clip.
+    const tool = name !== null && registry.find(name) ? name : null;
+    logger.info({ agent, tool, toolCallId: logSafeText(id, 64), durationMs, ok: outcome.ok, error }, 'tool call');
     const json = outcome.ok
       ? outcome.content
       : neutralJson({ error: outcome.kind, message: outcome.message, ...(outcome.issues ? { issues: outcome.issues } : {}) });
@@ -235,8 +244,10 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
     tokensUsed += answer.usage.promptTokens + answer.usage.completionTokens;
     const message = answer.message;
 
-    const calls = toolCallsOf(message);
-    if (calls.length > 0) {
+    const asked = toolCallsOf(message);
+    if (asked.length > 0) {
+      const calls = asked.slice(0, MAX_CALLS_PER_TURN);
+      if (asked.length > calls.length) logger.warn({ agent, calls: asked.length, answered: calls.length }, 'tool calls past the per-turn cap dropped');
       transcript.push(assistantParam(message, calls));
       // Sequential on purpose: attempt caps and the transcript order stay deterministic.
       for (const call of calls) transcript.push(await runToolCall(call));

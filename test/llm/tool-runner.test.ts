@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { StructuredOutputError, ToolLoopError } from '../../src/llm/errors.js';
 import { findFenceTags } from '../../src/llm/fence.js';
-import { runTools } from '../../src/llm/tool-runner.js';
+import { MAX_CALLS_PER_TURN, runTools } from '../../src/llm/tool-runner.js';
 import { createToolRegistry, defineTool, ToolFailure, type ToolContext } from '../../src/llm/tools.js';
 import { fakeReply, type RecordedRequest } from '../support/fake-llm-server.js';
 import { ORG, setupLlm, type LlmHarness } from './harness.js';
@@ -410,4 +410,34 @@ test('each tool call is logged with its duration', async (t) => {
   assert.equal(line?.tool, 'get_current_weather');
   assert.equal(line?.toolCallId, 'call_log');
   assert.equal(typeof line?.durationMs, 'number');
+});
+
+test('a turn of more tool calls than the per-turn cap is answered for the first ones only; no model text is logged as written', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const weather = weatherTool({ maxAttempts: 100 });
+  // The first call names no tool of the allow-list, in words a log must not keep; its id says as much.
+  const calls = Array.from({ length: 200 }, (_, i) =>
+    i === 0 ? { id: 'jane.roe@example.com', name: 'jane.roe@example.com +1 415 555 0132', args: {} } : { id: `call_${i}`, name: 'get_current_weather', args: { location: `City ${i}` } },
+  );
+  h.server.script(fakeReply.toolCalls(calls), fakeReply.text('ok'));
+  await run(h, weather.registry, { logger: pino({ level: 'info' }, sink) });
+
+  assert.equal(MAX_CALLS_PER_TURN, 16);
+  assert.equal(weather.calls.length, MAX_CALLS_PER_TURN - 1, 'the handler ran for the calls within the cap');
+  const next = h.server.chatRequests()[1];
+  const assistant = next?.body.messages?.find((m) => m.role === 'assistant') as { tool_calls?: unknown[] } | undefined;
+  assert.equal(assistant?.tool_calls?.length, MAX_CALLS_PER_TURN, 'the calls past the cap are dropped from the transcript');
+  assert.equal(toolMessages(next).length, MAX_CALLS_PER_TURN, 'every call kept has its result');
+  assert.equal(lines.filter((l) => l.msg === 'tool call').length, MAX_CALLS_PER_TURN);
+  assert.ok(lines.some((l) => l.msg === 'tool calls past the per-turn cap dropped' && l.calls === 200));
+  assert.doesNotMatch(JSON.stringify(lines), /jane\.roe|555 0132/);
+  assert.equal(lines.find((l) => l.msg === 'tool call')?.tool, null, 'a name outside the allow-list is not logged');
 });
