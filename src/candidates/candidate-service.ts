@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import { scrub, SCRUB_RULES_VERSION, type ScrubOptions } from '../text/scrubber.js';
+import { scrub, SCRUB_RULES_VERSION, scrubShowing, type ScrubOptions } from '../text/scrubber.js';
 import { extractSkills, isSkillForm, normalizeSkills, skillKey } from '../text/skills.js';
 import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
 import type { CandidateStore, PreparedCandidate } from './candidate-store.js';
@@ -36,15 +36,18 @@ function knownPii(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>): ScrubOption
 const onlyPlaceholders = (s: string): boolean => !/[\p{L}\p{N}]/u.test(s.replace(/\[(?:EMAIL|PHONE|URL|ADDRESS|NAME)\]/g, ''));
 
 /**
- * The scrubbed copies of the short fields; the resume's is given (it is scrubbed first: skills may be read from it).
- * Short fields are no resume: a location like "Buenos Aires" must not be taken for a header name.
+ * The scrubbed copies of the short fields; the resume's is given (it is scrubbed first: skills may be read from it), with
+ * the names it showed, which are removed from the fields too ("Senior Engineer | Priya Raman" as the headline of a
+ * resume headed "Priya Raman"). Short fields are no resume: a location like "Buenos Aires" must not be taken for a
+ * header name.
  */
-export function scrubFields(c: ScrubSource, scrubbedText: string): ScrubbedFields {
+export function scrubFields(c: ScrubSource, resume: ScrubbedResume): ScrubbedFields {
   const known = knownPii(c);
-  const field = { ...known, detectNames: false };
+  const withShown = { ...known, names: [...(known.names ?? []), ...resume.shown] };
+  const field = { ...withShown, detectNames: false };
   return {
-    scrubbedText,
-    scrubbedHeadline: c.headline === null ? null : scrub(c.headline, known),
+    scrubbedText: resume.text,
+    scrubbedHeadline: c.headline === null ? null : scrub(c.headline, withShown),
     scrubbedLocation: c.location === null ? null : scrub(c.location, field),
     // A known skill is no PII, even when the candidate shares its name ("Ruby" Chen knows Ruby).
     scrubbedSkills: c.skills.map((s) => (isSkillForm(s) ? s : scrub(s, field))).filter((s) => !onlyPlaceholders(s)),
@@ -52,9 +55,15 @@ export function scrubFields(c: ScrubSource, scrubbedText: string): ScrubbedField
   };
 }
 
-/** The scrubbed resume text, knowing the candidate's own name, email and phone. */
-export function scrubResume(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>, resume: string): string {
-  return scrub(resume, knownPii(c));
+/** A resume's scrubbed text, and the names it showed. */
+export interface ScrubbedResume {
+  text: string;
+  shown: string[];
+}
+
+/** The scrubbed resume text, knowing the candidate's own name, email and phone; and the names the text showed. */
+export function scrubResume(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>, resume: string): ScrubbedResume {
+  return scrubShowing(resume, knownPii(c));
 }
 
 /** A stored row's raw fields, as the scrubber needs them. */
@@ -77,8 +86,8 @@ export function skillKeysOf(scrubbedSkills: string[]): string[] {
 }
 
 export function prepareCandidate(input: CandidateInput): PreparedCandidate {
-  const scrubbedText = scrubResume({ name: input.name ?? null, email: input.email ?? null, phone: input.phone ?? null }, input.resume);
-  const skills = normalizeSkills(input.skills ?? extractSkills(scrubbedText));
+  const resume = scrubResume({ name: input.name ?? null, email: input.email ?? null, phone: input.phone ?? null }, input.resume);
+  const skills = normalizeSkills(input.skills ?? extractSkills(resume.text));
   const fields = {
     externalId: input.externalId,
     name: input.name ?? null,
@@ -92,7 +101,7 @@ export function prepareCandidate(input: CandidateInput): PreparedCandidate {
   };
   // Fixed key order makes the hash a function of the content alone.
   const contentHash = createHash('sha256').update(JSON.stringify(fields)).digest('hex');
-  const scrubbed = scrubFields(fields, scrubbedText);
+  const scrubbed = scrubFields(fields, resume);
   return { ...fields, skillKeys: skillKeysOf(scrubbed.scrubbedSkills), contentHash, ...scrubbed };
 }
 

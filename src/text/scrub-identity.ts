@@ -11,20 +11,28 @@ const DATE =
   `(?:\\d{1,4}[./\\-]\\d{1,2}[./\\-]\\d{1,4}` +
   `|\\d{1,2}${ORDINAL}[ \\t]+(?:of[ \\t]+)?(?:${MONTHS})\\.?,?[ \\t]+\\d{2,4}` +
   `|(?:${MONTHS})\\.?[ \\t]+(?:\\d{1,2}${ORDINAL},?[ \\t]+)?\\d{4})`;
+// The label, and its colon or dash if it has one: a date follows it, which a label alone before a date is enough for
+// ("Date of Birth 1990-05-12").
 const BIRTH_LABEL =
-  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento)[ \\t]*[:\\-–][ \\t]*' +
-  '|born(?:[ \\t]+on)?[ \\t]*[:\\-–]?[ \\t]*';
+  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|birthday|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento)[ \\t]*[:\\-–—]?[ \\t]*' +
+  '|born(?:[ \\t]+on)?[ \\t]*[:\\-–—]?[ \\t]*';
 const BIRTH_RE = new RegExp(`(?<![\\p{L}])(${BIRTH_LABEL})(${DATE})(?![\\p{L}\\d])`, 'giu');
 
 const NO = '(?:[ \\t]+(?:number|no\\.?|num\\.?|#))?';
 const ID_LABEL =
   '(?:social[ \\t]+security|ssn|sin|passport|pan(?:[ \\t]+card)?|aadhaa?r(?:[ \\t]+card)?|national[ \\t]+insurance|ni|nino' +
-  "|national[ \\t]+id(?:entity)?(?:[ \\t]+card)?|id[ \\t]+card|driv(?:ing|er['’]?s)[ \\t]+licen[cs]e|tax[ \\t]+id|tin|voter[ \\t]+id)";
-// Groups as such numbers are written, spaces or dashes between them: "A1234567", "123-45-6789", "AB 12 34 56 C",
-// "1234 5678 9012", "ABCDE1234F". A group holds a digit, or is one or two letters ("AB", "C").
-const ID_GROUP = '(?:[A-Za-z]{0,5}\\d[A-Za-z0-9]{0,11}|[A-Za-z]{1,2})';
-const ID_VALUE = `${ID_GROUP}(?:[ \\t\\-]${ID_GROUP}){0,5}`;
-const ID_RE = new RegExp(`(?<![\\p{L}])(${ID_LABEL}${NO}[ \\t]*[:\\-–#][ \\t]*)(${ID_VALUE})(?![\\p{L}\\d])`, 'giu');
+  "|national[ \\t]+id(?:entity)?(?:[ \\t]+card)?|id[ \\t]+card|driv(?:ing|er['’]?s?)[ \\t]+licen[cs]e|tax[ \\t]+id|tin|voter[ \\t]+id" +
+  // Other countries' ("CPF", "DNI", "NIE", "BSN", "NIN", "Steuer-ID", "Personalausweis", "Codice Fiscale"), and bank
+  // and card numbers.
+  '|cpf|dni|nie|bsn|nin|steuer[ \\t-]?id|personalausweis(?:nummer)?|codice[ \\t]+fiscale|iban|(?:credit|debit)[ \\t]+card)';
+// Groups as such numbers are written, spaces, dashes or dots between them: "A1234567", "123-45-6789", "AB 12 34 56 C",
+// "1234 5678 9012", "ABCDE1234F", "123.456.789-09", "RSSMRA85T10A562S". A group holds a digit, or is one or two
+// letters ("AB", "C").
+const ID_GROUP = '(?:[A-Za-z]{0,6}\\d[A-Za-z0-9]{0,15}|[A-Za-z]{1,2})';
+const ID_VALUE = `${ID_GROUP}(?:[ \\t\\-.]${ID_GROUP}){0,5}`;
+// After the label its colon, a dash or "#", or only a space ("Passport Number X1234567"): the value must still look like
+// an identity number (isIdNumber).
+const ID_RE = new RegExp(`(?<![\\p{L}])(${ID_LABEL}${NO}(?:[ \\t]*[:\\-–—#][ \\t]*|[ \\t]+))(${ID_VALUE})(?![\\p{L}\\d])`, 'giu');
 // What an identity number has that a year, a span of years or a short code does not ("PAN - 2018", "TIN: 42",
 // "Passport: 2015-2025"). A PAN is written one way (ABCDE1234F): "PAN: PA-5220" is a Palo Alto firewall.
 const YEARS = /^(?:19|20)\d{2}(?:[ \t]*[-–][ \t]*(?:(?:19|20)\d{2}|present))?$/i;
@@ -36,7 +44,7 @@ function isIdNumber(label: string, value: string): boolean {
 }
 
 // A cheap guard: a text in which no word starts as a label does skips both expressions ("company" and "using" do not).
-const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|date[ \t]+de|fecha|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social)/iu;
+const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|date[ \t]+de|fecha|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social|cpf|dni|bsn|steuer|personalausweis|codice|iban|credit|debit)/iu;
 
 /** The text with labelled dates of birth replaced by [BIRTHDATE] and labelled identity numbers by [ID]. */
 export function scrubIdentity(text: string): string {

@@ -8,7 +8,7 @@ import { isWellKnownSite } from './well-known-sites.js';
 
 // "Name:", "Full name:", and a relative's ("Father's Name:", "Spouse's name:"), as some resumes give them.
 const NAME_LABEL_RE =
-  /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant|(?:father|mother|parent|spouse|husband|wife|guardian)['’]?s)[ \t]+)?name[ \t]*[:\-–][ \t]*)([^\n]*)$/gim;
+  /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant|(?:father|mother|parent|spouse|husband|wife|guardian)['’]?s)[ \t]+)?name[ \t]*[:\-–—][ \t]*)([^\n]*)$/gim;
 export const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
 // Words that make a capitalised line a heading or a title rather than a person.
 export const NOT_NAME_WORDS = new Set(
@@ -61,7 +61,7 @@ function looksLikeName(value: string): boolean {
 // A contact named in a role ("Hiring manager Jane Roe", "Contact: Jane Roe"): the name is unknown in advance.
 // Case-sensitive on purpose (\p{Lu} under the i flag would take any letter), so each label spells its capitals.
 // "Contact" and "Recruiter" need punctuation before the name: "Contact Center Manager" is a job title.
-const CONTACT_NAME_RE = /(?<![\p{L}])((?:(?:[Hh]iring[ \t]+[Mm]anager|HIRING MANAGER|[Rr]each[ \t]+out[ \t]+to|[Aa]sk[ \t]+for)[ \t]*[:\-–,]?|(?:[Rr]ecruiter|RECRUITER|[Cc]ontact(?:[ \t]+[Pp]erson)?|CONTACT|[Aa]nsprechpartner(?:in)?|[Ii]nterlocuteur)[ \t]*[:\-–,])[ \t]*)(\p{Lu}[\p{L}'’.-]{0,30}(?:[ \t]\p{Lu}[\p{L}'’.-]{0,30}){1,2})(?![\p{L}'’.-])/gu;
+const CONTACT_NAME_RE = /(?<![\p{L}])((?:(?:[Hh]iring[ \t]+[Mm]anager|HIRING MANAGER|[Rr]each[ \t]+out[ \t]+to|[Aa]sk[ \t]+for)[ \t]*[:\-–—,]?|(?:[Rr]ecruiter|RECRUITER|[Cc]ontact(?:[ \t]+[Pp]erson)?|CONTACT|[Aa]nsprechpartner(?:in)?|[Ii]nterlocuteur)[ \t]*[:\-–—,])[ \t]*)(\p{Lu}[\p{L}'’.-]{0,30}(?:[ \t]\p{Lu}[\p{L}'’.-]{0,30}){1,2})(?![\p{L}'’.-])/gu;
 
 const NOT_CONTACT_WORDS = new Set('interview interviews team teams department process round rounds screen screening call calls panel approval review shall must should can form page portal details us our hiring talent people'.split(' '));
 
@@ -84,6 +84,11 @@ export function nameParts(value: string, withParticles = false): string[] {
 // Roe", "RESUME – JANE ROE", "Biodata of ...".
 const HEADING_PREFIX = /^[ \t]*(?:resume|résumé|cv|c\.v\.|curriculum[ \t]+vitae|bio[ \t-]?data)(?:[ \t]+of[ \t]*[:\-–—]?|[ \t]*[:\-–—][ \t]*(?:of[ \t]+)?)[ \t]*/iu;
 
+// A Markdown heading's marks before the header ("# Jane Roe", "## JANE ROE"), and emphasis around its name ("**Jane
+// Roe** | Engineer").
+const MARKDOWN_HEADING = /^[ \t]{0,3}#{1,6}[ \t]+/;
+const MARKUP = /^[ \t]*(?:\*{1,2}|_{1,2})|(?:\*{1,2}|_{1,2})[ \t]*$/g;
+
 /**
  * Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it, or stand
  * before the name on its line).
@@ -94,9 +99,9 @@ export function scrubHeaderName(text: string, found: string[], opts: { givenName
     const line = lines[i]!;
     if (!/\p{L}/u.test(line)) continue;
     seen++;
-    const prefix = HEADING_PREFIX.exec(line)?.[0] ?? '';
+    const prefix = (MARKDOWN_HEADING.exec(line)?.[0] ?? '') + (HEADING_PREFIX.exec(line.replace(MARKDOWN_HEADING, ''))?.[0] ?? '');
     const rest = line.slice(prefix.length);
-    const name = headerName(rest.split(/[|•·,]| [-–] /)[0]!);
+    const name = headerName(rest.split(/[|•·,]| [-–—] /)[0]!.replace(MARKUP, ''));
     // With a Name: line in the head, the first line is a person's only if it starts with a common given name: else it
     // is a banner or an employer ("Power BI | SQL", "Wells Fargo"), whose words would be removed wherever capitalised.
     if (looksLikeName(name) && (!opts.givenNameFirst || isGivenName(name.split(/[ \t]+/)[0]!))) {
@@ -159,6 +164,9 @@ export function foldName(text: string): string {
 }
 
 const nameRegexes = new Map<string, { re: RegExp; parts: string[] } | null>();
+// Scripts whose words are not set apart by spaces, or whose names take particles without one: Chinese, Japanese, Korean,
+// Thai, Lao, Khmer, Myanmar.
+const SPACELESS_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** One pattern for the whole names first ("Ada Lovelace" becomes one [NAME]), then each part on its own. */
 function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
@@ -169,11 +177,20 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
   const partLists = names.map((n) => nameParts(foldName(n.normalize('NFKC')))).filter((parts) => parts.length > 0);
   // A whole name keeps its particles: "Anh Le" and "Ludwig van Beethoven" are one name each, not "[NAME] Le".
   const wholeLists = names.map((n) => nameParts(foldName(n.normalize('NFKC')), true));
-  const wholes = wholeLists.filter((parts) => parts.length > 1).map((parts) => parts.map(escapeRe).join('[ \\t]+'));
+  const wholes = wholeLists
+    .filter((parts) => parts.length > 1)
+    .map((parts) => parts.map(escapeRe).join(SPACELESS_SCRIPT.test(parts.join('')) ? '[ \\t]*' : '[ \\t]+'));
   const singles = partLists.flat().filter((p) => !PII_PLACEHOLDERS.includes(`[${p.toUpperCase()}]` as PiiPlaceholder)).map(escapeRe);
   const alternatives = [...new Set([...wholes.sort((a, b) => b.length - a.length), ...singles.sort((a, b) => b.length - a.length)])];
   const parts = [...new Set(partLists.flat().map((p) => p.toLowerCase()))];
-  const re = alternatives.length === 0 ? null : { re: new RegExp(`(?<![\\p{L}\\p{N}_\\[])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}_])`, 'giu'), parts };
+  // A name in a script written without spaces between words ("我叫王伟，", "김민준입니다") has letters on both sides.
+  const bounded = alternatives.filter((a) => !SPACELESS_SCRIPT.test(a));
+  const spaceless = alternatives.filter((a) => SPACELESS_SCRIPT.test(a));
+  const pattern = [
+    ...(bounded.length ? [`(?<![\\p{L}\\p{N}_\\[])(?:${bounded.join('|')})(?![\\p{L}\\p{N}_])`] : []),
+    ...(spaceless.length ? [`(?:${spaceless.join('|')})`] : []),
+  ].join('|');
+  const re = alternatives.length === 0 ? null : { re: new RegExp(pattern, 'giu'), parts };
   if (nameRegexes.size >= 512) nameRegexes.clear();
   nameRegexes.set(key, re);
   return re;
@@ -206,7 +223,8 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
   // A plain substring test first: the unicode-aware pattern is slow, and most texts hold no name.
   const lower = folded.toLowerCase();
   if (!compiled.parts.some((p) => lower.includes(p))) return text;
-  const capitalised = (hit: string) => hit[0] !== hit[0]!.toLowerCase();
+  // A letter of a script without case ("王") is as a capital.
+  const capitalised = (hit: string) => hit[0] !== hit[0]!.toLowerCase() || hit[0] === hit[0]!.toUpperCase();
   // A whole name is the name in any case ("will smith"); one part alone that is a word only when capitalised.
   const plainWord = (hit: string) => /[ \t]/.test(hit) || !isWordName(hit.toLowerCase());
   let out = '';
@@ -230,7 +248,7 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
 const MAX_LABELLED_NAMES = 8;
 
 // A "Name:" line of the resume's own person (not a relative's), and its value.
-const OWN_NAME_LABEL_RE = /^[ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–][ \t]*([^\n]*)$/i;
+const OWN_NAME_LABEL_RE = /^[ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–—][ \t]*([^\n]*)$/i;
 // The head of a resume: a person's own "Name:" line is among its first lines; one further down names a project or
 // a referee ("Project 1\nName: Inventory System"), and says nothing of the first line.
 const HEAD_LINES = 6;

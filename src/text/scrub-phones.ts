@@ -8,7 +8,7 @@ const PHONE_CANDIDATE_RE = /(?:(?<=\/)\+|(?<![\w+./,-])\+?)\(?\d[\d ().–/-]*\d
 // A label starts a word ("graph 1200-1500" and "Hotel 1200-1500" have none); a one-letter one is a capital before a
 // colon, as contact lines write it ("M: 1200-3400", "T: 020 7946 0958").
 const PHONE_LABEL_RE =
-  /(?:(?<![a-z])(?:(?:tele|cell|mobile|hand|home|work|office)[ \t-]?phone|phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|cel|celular|móvil|movil|tlf|landline|fax|contact|whatsapp|ph|hp)|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–]?[ \t]*$/iu;
+  /(?:(?<![a-z])(?:(?:tele|cell|mobile|hand|home|work|office)[ \t-]?phone|phone|tel|telephone|tél|téléphone|telefon|mobile|mobil|handy|portable|mob|cell|cel|celular|móvil|movil|tlf|landline|fax|contact|whatsapp|ph|hp)|電話|携帯)\.?(?:[ \t]*(?:no|number|nr|#))?\.?[ \t]*[:\-–—]?[ \t]*$/iu;
 const LETTER_LABEL_RE = /(?<![\p{L}\d])[MTPCHW][ \t]?:[ \t]*$/u;
 const isPhoneLabel = (before: string) => PHONE_LABEL_RE.test(before) || LETTER_LABEL_RE.test(before);
 const MONEY_RE = /(?:[$€£¥₹]|\b(?:salary|ctc|pay|compensation|stipend|budget|revenue|rs|inr|usd|eur|gbp)\b[^\n\d]{0,12})[ \t]?$/i;

@@ -126,8 +126,17 @@ import { isSkillForm } from './skills.js';
  *    (signed-declarations.ts); a labelled handle written as a link on a bare host ("Telegram: t.me/janedoe" kept
  *    "/janedoe"), a Skype "live:" id and a Discord tag ("jane#1234"). Kept: a job title after such a heading ("Resume -
  *    Senior Data Engineer"), skills and places on the lines after a declaration.
+ * 20: invisible characters (soft hyphens, zero-width spaces and joiners, bidirectional marks) are removed first:
+ *    "Ja\u00ADne" hid a name and "ja\u200Bne@x.com" an address; an em dash separates every label from its value ("Name —
+ *    Jane Roe", "GitHub — janeroe99", "Date of birth — 12/05/1990") and a header's name from its title; a Markdown
+ *    heading's marks or emphasis around a header's name ("# Jane Roe", "**Jane Roe** | Engineer"); a known name in a
+ *    script written without spaces inside running text ("我叫王伟，", "김민준입니다"); a date of birth after its label
+ *    without a colon or after "Birthday"; an identity number after its label and a space ("Passport Number X1234567"),
+ *    with dots in it ("CPF: 123.456.789-09"), and after "Driver license", "CPF", "DNI", "NIE", "BSN", "NIN",
+ *    "Steuer-ID", "Personalausweis", "Codice Fiscale", "IBAN", "Credit card"; and the names a resume shows are removed
+ *    from the candidate's headline, location and skills too (scrubShowing).
  */
-export const SCRUB_RULES_VERSION = 19;
+export const SCRUB_RULES_VERSION = 20;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -158,22 +167,22 @@ const PROFILE_URL_RE = new RegExp(`(?<![\\w@.\\-/])(?:[a-z0-9\\-]{1,63}\\.){0,3}
 const PATH_TLDS = 'com|org|io|dev|me|co|ai|app|info|uk|in|de|fr|es|nl|ca|au|us|edu|gov';
 const PATH_URL_RE = new RegExp(`(?<![\\w@.\\-/])[a-z0-9][a-z0-9\\-]{0,62}(?:\\.[a-z0-9\\-]{1,63}){0,3}\\.(?:${PATH_TLDS})/${URL_TAIL}{0,2048}`, 'g');
 const DOMAIN_HINT = new RegExp(`[a-z0-9]\\.(?:${PATH_TLDS}|net|to|sh|ee|site|cv|link)\\b`, 'i');
-const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:personal|my|own)[ \t]+)?(linkedin|github|gitlab|twitter|website|web[ \t]?site|web|portfolio|blog|homepage|home[ \t]page|site|url)(?:[ \t]+(?:id|handle|user[ \t]?name|profile|account))?[ \t]*[:\-–][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
+const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:personal|my|own)[ \t]+)?(linkedin|github|gitlab|twitter|website|web[ \t]?site|web|portfolio|blog|homepage|home[ \t]page|site|url)(?:[ \t]+(?:id|handle|user[ \t]?name|profile|account))?[ \t]*[:\-–—][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
 const HANDLE = /^@?[A-Za-z0-9_-]{2,39}$/;
 // A labelled site inside a line ("Personal site: janedoe.com | ..."): the label says it is a link, so any domain
 // counts, but a known skill ("Web: Node.js") does not. "web" alone is a skills heading, so it is not a label here.
-const INLINE_SITE_RE = /(?<![\p{L}\d])((?:(?:personal|my|own)[ \t]+)?(?:website|web[ \t]?site|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–][ \t]*)((?:https?:\/\/)?[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,4}(?:\/[^\s<>"'[\]()]{0,2048})?)/giu;
-const SITE_HINT = /(?:site|url|portfolio|blog|homepage|home page)[ \t]*[:\-–]/i;
+const INLINE_SITE_RE = /(?<![\p{L}\d])((?:(?:personal|my|own)[ \t]+)?(?:website|web[ \t]?site|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–—][ \t]*)((?:https?:\/\/)?[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,4}(?:\/[^\s<>"'[\]()]{0,2048})?)/giu;
+const SITE_HINT = /(?:site|url|portfolio|blog|homepage|home page)[ \t]*[:\-–—]/i;
 const HANDLE_HINT = /(?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)/i;
 // Messaging handles after their label ("Skype: jane.doe.1985", "Skype: live:jane.doe", "Discord: jane#1234", "Telegram:
 // @janedoe", "Telegram @janedoe"), and a link to one on a bare host ("Telegram: t.me/janedoe", "Twitter: x.com/jdoe"):
 // its path goes with it.
-const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))((?:live:)?@?[\w.-]{2,64}(?:#\d{4}(?!\d)|(?:\/[\w.@-]{1,64}){1,3}\/?)?)/giu;
+const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{1,3}[-–—][ \t]{1,3}|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))((?:live:)?@?[\w.-]{2,64}(?:#\d{4}(?!\d)|(?:\/[\w.@-]{1,64}){1,3}\/?)?)/giu;
 // A code-hosting or LinkedIn handle inside a line ("GitHub ID: janesmith456 | Email: ..."): LINK_LABEL_RE takes one only
 // at the end of its line. Without "ID", "username" and their like the label also heads skills ("GitHub: Actions, Pages"),
 // so the handle then needs a mark of one (a digit, "_", "-", "."). A value running on into a path is a URL, found later.
-const PROFILE_HANDLE_HINT = /(?:github|gitlab|bitbucket|linkedin)[ \t]*(?:(?:id|handle|user[ \t]?name|profile|account)[ \t]*)?[:：]/i;
-const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?[ \t]*[:：][ \t]*)(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
+const PROFILE_HANDLE_HINT = /(?:github|gitlab|bitbucket|linkedin)[ \t]*(?:(?:id|handle|user[ \t]?name|profile|account)[ \t]*)?(?:[:：]|[-–—][ \t])/i;
+const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?(?:[ \t]*[:：]|[ \t]*[-–—](?=[ \t]))[ \t]*)(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
 
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
@@ -212,7 +221,7 @@ const PO_BOX_RE = /\bP\.?[ \t]?O\.?[ \t]?Box[ \t]+\d{1,6}\b/gi;
 const UK_POSTCODE_RE = new RegExp(`(?<![\\w-])${UK_POSTCODE}(?![\\w-])`, 'g');
 const US_STATES = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY';
 const US_ZIP_RE = new RegExp(`(?<=\\b(?:${US_STATES.replaceAll(' ', '|')}),?[ \\t])\\d{5}(?:-\\d{4})?\\b`, 'g');
-const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|street|residential|permanent|current)[ \t]+)?address[ \t]*[:\-–][ \t]*)(\S[^\n]*)$/gim;
+const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|street|residential|permanent|current)[ \t]+)?address[ \t]*[:\-–—][ \t]*)(\S[^\n]*)$/gim;
 
 // ---- entry points ------------------------------------------------------------------------------
 
@@ -261,20 +270,32 @@ function scrubProfileHandles(text: string, spellings: NameSpellings | undefined)
   );
 }
 
+// Characters that show nothing: soft hyphens, zero-width spaces and joiners, bidirectional marks, variation selectors
+// (PDF and word-processor exports leave them inside words). Kept, "Ja\u00ADne" and "ja\u200Bne@x.com" hid from every
+// pattern, though a model reads "Jane".
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
 /**
- * Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC).
- * Also whether the text is ASCII, as most resumes are: passes for other marks can skip it without a scan of their own.
+ * Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC);
+ * invisible characters removed. Also whether the text is ASCII, as most resumes are: passes for other marks can skip it
+ * without a scan of their own.
  */
 function normalizeInput(text: string): { text: string; ascii: boolean } {
   const out = text.replace(/\r\n?/g, '\n');
-  return /[\u0080-\uffff]/.test(out) ? { text: out.normalize('NFKC'), ascii: false } : { text: out, ascii: true };
+  return /[\u0080-\uffff]/.test(out) ? { text: out.normalize('NFKC').replace(INVISIBLE, ''), ascii: false } : { text: out, ascii: true };
 }
 
 /**
  * Replaces emails, phones, links, street addresses and the candidate's name with typed placeholders. Idempotent.
- * The result is NFKC-normalised: "＠" and "０９０" come back as "@" and "090" wherever they were not PII.
+ * The result is NFKC-normalised, without invisible characters: "＠" and "０９０" come back as "@" and "090" wherever
+ * they were not PII.
  */
 export function scrub(text: string, opts: ScrubOptions = {}): string {
+  return scrubShowing(text, opts).text;
+}
+
+/** The scrubbed text, and the names it showed (a header, a "Name:" line, an introduction): scrub() with what it found. */
+export function scrubShowing(text: string, opts: ScrubOptions = {}): { text: string; shown: string[] } {
   const input = normalizeInput(text);
   let out = input.text;
   // The known names spell addresses and handles ("questions: janedoe at acme.com"); names the text shows, once found.
@@ -337,7 +358,7 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
   out = scrubNames(out, found, false);
   out = scrubNames(out, nicknames, false, true);
   out = scrubNames(out, names, true);
-  return out;
+  return { text: out, shown: found };
 }
 
 /** True when scrubbing would change the text: a cheap guard for logs and tests. */

@@ -315,6 +315,14 @@ test('a record with no name field: its stored scrubbed resume holds no introduce
   assert.equal(scrubbed.scrubbedText, `${HEADING}Colleagues call me [NAME].\n\nRegards,\n[NAME]`);
 });
 
+test('a name the resume shows is removed from the short fields too, with no name field to tell it', () => {
+  const row = { id: 'x', name: null, email: null, phone: null, headline: 'Senior Rust Engineer | Priya Raman', location: 'Priya Raman, Chennai', skills: ['Rust'] };
+  const scrubbed = scrubRow({ ...row, resume: 'Priya Raman\nSenior Rust Engineer\nBuilt trading systems.' });
+  assert.equal(scrubbed.scrubbedText, '[NAME]\nSenior Rust Engineer\nBuilt trading systems.');
+  assert.equal(scrubbed.scrubbedHeadline, 'Senior Rust Engineer | [NAME]');
+  assert.equal(scrubbed.scrubbedLocation, '[NAME], Chennai');
+});
+
 test('short fields guess no name: a location or a skill is no introduction', () => {
   assert.equal(scrub("I'm Sam Keller", { detectNames: false }), "I'm Sam Keller");
 });

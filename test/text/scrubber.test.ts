@@ -66,6 +66,12 @@ const removed: Array<[string, string, string]> = [
   ['header name', 'Ada Lovelace\nSoftware Engineer', '[NAME]\nSoftware Engineer'],
   ['a contact line from the dataset', 'Providence, RI | (123) 456-7890 | johndoe@email.com', 'Providence, RI | [PHONE] | [EMAIL]'],
   ['upper-case header after a heading', 'RESUME\nJANE SMITH | jane@x.com', 'RESUME\n[NAME] | [EMAIL]'],
+  // Markdown around the header's name, and an em dash after it.
+  ['a Markdown heading of a name', '# Jane Roe\n\nSenior backend engineer; Roe led it', '# [NAME]\n\nSenior backend engineer; [NAME] led it'],
+  ['an emphasised header name', '**Maximilian Mustermann** | Senior Rust Engineer | Munich', '**[NAME]** | Senior Rust Engineer | Munich'],
+  ['a header name before an em dash', 'Jane Roe — Senior Backend Engineer\nBerlin', '[NAME] — Senior Backend Engineer\nBerlin'],
+  // An em dash for a label's colon.
+  ['labels with an em dash', 'Name — Jane Roe\nGitHub — janeroe99\nAddress — Flat 2, Rosenweg 5, Zurich\nTelegram — janedoe85', 'Name — [NAME]\nGitHub — [URL]\nAddress — [ADDRESS]\nTelegram — [URL]'],
   // A heading before the name on its line.
   ['header name after "Resume of"', 'Resume of Jane Roe\nData analyst; Jane built the dashboards.', 'Resume of [NAME]\nData analyst; [NAME] built the dashboards.'],
   ['header name after "CV -"', 'CV - Jane Roe | jane@x.com', 'CV - [NAME] | [EMAIL]'],
@@ -74,6 +80,8 @@ const removed: Array<[string, string, string]> = [
   ['header name after "Biodata of"', 'Biodata of Rahul Kumar Sharma\nData analyst', 'Biodata of [NAME]\nData analyst'],
   // Full-width forms are normalised (NFKC) first.
   ['email with accented letters', 'Mail: josé.garcía@correo.es, müller@beispiel.de', 'Mail: [EMAIL], [EMAIL]'],
+  // Invisible characters inside a word (PDF exports) hide nothing; they are removed with the rest of the text's.
+  ['an email with a zero-width space and a soft hyphen inside', 'Mail: ja\u200Bne.doe@exa\u00ADmple.com\u2060', 'Mail: [EMAIL]'],
   ['full-width email', 'メール：taro.yamada＠example.co.jp', 'メール:[EMAIL]'],
   ['full-width phone', '電話：０９０－１２３４－５６７８', '電話:[PHONE]'],
   ['full-width digits after a label', 'Phone: ０９０ １２３４ ５６７８', 'Phone: [PHONE]'],
@@ -130,6 +138,7 @@ const kept: Array<[string, string]> = [
   ['spaced full stops near an at', 'Fixed it @ work . Then I worked at acme dot com . Later'],
   ['job-title header', 'Software Engineer\nSummary: builds things'],
   ['a job title after a heading on the first line', 'Resume - Senior Data Engineer\nCV: Machine Learning Engineer'],
+  ['Markdown headings of sections and skills', '# Summary\nBackend engineer\n## Skills — Go, Rust\n**Skills** | Go\nGitHub - Actions, Pages'],
   ['a place in the header', 'Palo Alto | [EMAIL]\nBackend engineer in Palo Alto'],
   ['section header', 'Professional Summary\nExperienced developer'],
   ['skill headline', 'Golang Ninja\nBuilds services'],
@@ -169,6 +178,18 @@ test('the candidate name goes everywhere: parts, any case, possessives, inside s
 
 test('names found in a Name: line are removed from the rest of the text too', () => {
   assert.equal(scrub('Name: Priya Raman\nPriya shipped the app.'), 'Name: [NAME]\n[NAME] shipped the app.');
+});
+
+test('a known name in a script written without spaces is removed inside running text', () => {
+  assert.equal(scrub('我叫王伟，是一名后端工程师。王伟在北京工作了八年。', { names: ['王伟'] }), '我叫[NAME],是一名后端工程师。[NAME]在北京工作了八年。');
+  assert.equal(scrub('山田太郎です。Rustエンジニア。山田は東京在住。', { names: ['山田 太郎'] }), '[NAME]です。Rustエンジニア。[NAME]は東京在住。');
+  assert.equal(scrub('저는 김민준입니다. 김민준은 서울에 있습니다.', { names: ['김민준'] }), '저는 [NAME]입니다. [NAME]은 서울에 있습니다.');
+  // A Latin name still needs its word boundaries ("Ann" is no part of "Annual").
+  assert.equal(scrub('Ann Lee filed the Annual report.', { names: ['Ann Lee'] }), '[NAME] filed the Annual report.');
+});
+
+test('a known name with a soft hyphen or a zero-width joiner inside is removed', () => {
+  assert.equal(scrub('Ja\u00ADne Doe led the payments team; D\u200Doe wrote the runbook.', { names: ['Jane Doe'] }), '[NAME] led the payments team; [NAME] wrote the runbook.');
 });
 
 test("a header name's title, generation or degree is no part of it: it stays wherever the text writes it", () => {
@@ -229,6 +250,7 @@ test('contactNames removes a named contact after a contact label', () => {
   const role = 'Questions? Hiring manager Jane Recruiter, jane.recruiter@acme.example, +1 (415) 555-0199.';
   assert.equal(scrub(role, { detectNames: false, contactNames: true }), 'Questions? Hiring manager [NAME], [EMAIL], [PHONE].');
   assert.equal(scrub('Contact: Priya Raman for details', { contactNames: true, detectNames: false }), 'Contact: [NAME] for details');
+  assert.equal(scrub('Hiring manager — Jane Roe; Recruiter — Sam Lee', { contactNames: true, detectNames: false }), 'Hiring manager — [NAME]; Recruiter — [NAME]');
   const titles = 'Hiring Manager Interview loop; Recruiter Coordination Lead; Contact Center Manager';
   assert.equal(scrub(titles, { contactNames: true, detectNames: false }), titles);
 });
@@ -349,6 +371,12 @@ test('dates of birth and identity numbers after their labels are scrubbed; dates
     ['SIN: 999 999 999', 'SIN: [ID]'],
     ['Aadhaar No: 1234 5678 9012', 'Aadhaar No: [ID]'],
     ["Driver's License #: D123-4567-8901", "Driver's License #: [ID]"],
+    // Without a colon, with an em dash, after other countries' labels, with dots in the number.
+    ['Date of Birth 1990-05-12; Birthday: 12 May 1990; DOB — 12/05/1990', 'Date of Birth [BIRTHDATE]; Birthday: [BIRTHDATE]; DOB — [BIRTHDATE]'],
+    ['Passport Number X1234567, Passport No — A1234567, SSN 123-45-6789, Driver license: D1234567', 'Passport Number [ID], Passport No — [ID], SSN [ID], Driver license: [ID]'],
+    ['CPF: 123.456.789-09, DNI: 12345678Z, NIE: X1234567L, BSN: 123456782', 'CPF: [ID], DNI: [ID], NIE: [ID], BSN: [ID]'],
+    ['Steuer-ID: 12 345 678 901, Personalausweis: T22000129, Codice Fiscale: RSSMRA85T10A562S.', 'Steuer-ID: [ID], Personalausweis: [ID], Codice Fiscale: [ID].'],
+    ['IBAN: DE89 3704 0044 0532 0130 00; Credit card 4111 1111 1111 1111', 'IBAN: [ID]; Credit card [ID]'],
     // Kept: no label, a year alone, too short for an id, a label with no number.
     ['Senior engineer, 12/05/2019 - present', 'Senior engineer, 12/05/2019 - present'],
     ['Born in 1990, raised in Lyon.', 'Born in 1990, raised in Lyon.'],
@@ -359,6 +387,7 @@ test('dates of birth and identity numbers after their labels are scrubbed; dates
     ['PAN: PA-5220 firewalls, Panorama', 'PAN: PA-5220 firewalls, Panorama'],
     ['Passport: 2015-2025', 'Passport: 2015-2025'],
     ['Tax id: 2021 - 2023 filings', 'Tax id: 2021 - 2023 filings'],
+    ['Passport 2015 renewal; RFC 9110 compliant; nie wieder', 'Passport 2015 renewal; RFC 9110 compliant; nie wieder'],
   ];
   for (const [text, expected] of cases) assert.equal(scrub(text, { detectNames: false }), expected, text);
 });
