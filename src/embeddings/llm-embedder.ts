@@ -120,8 +120,9 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
                 .withResponse();
               // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
               // A zero is no count either: every input is at least one character (some servers send zeros, not none).
+              // A count past what the batch could hold (each input within the model's context window) is none.
               const count = reportedTokens(data?.usage?.prompt_tokens);
-              const reported = count === 0 ? null : count;
+              const reported = count === 0 || (count !== null && count > batch.length * model!.contextWindow) ? null : count;
               const promptTokens = reported ?? estimated;
               const row = { promptTokens, cachedTokens: 0, completionTokens: 0, costUsd: costUsd(model!, { promptTokens, completionTokens: 0 }), latencyMs: now() - started, requestId: request_id, attempt, ...(reported === null ? { tokensEstimated: true } : {}) };
               charge(row);

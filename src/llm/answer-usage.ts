@@ -21,17 +21,24 @@ export function emittedText(message: unknown): string {
 
 /**
  * An answer's usage: the provider's counts where they are valid (reportedTokens: non-negative integers a ledger row
- * holds), our estimate where
+ * holds, none past the model's context window), our estimate where
  * they are missing or not (the prompt at the reservation's estimate, the answer by what it emitted). A zero is no
  * count where the text it counts is not empty (some Ollama and vLLM setups send zeros rather than no usage): the
  * prompt never is, and an answer that emitted text did not cost nothing. `estimated` says the ledger row carries an
  * estimate of ours.
  */
-export function answerUsage(reported: ChatCompletion['usage'] | undefined, promptText: string, message: unknown): { usage: Omit<CallUsage, 'costUsd'>; estimated: boolean } {
+export function answerUsage(
+  reported: ChatCompletion['usage'] | undefined,
+  promptText: string,
+  message: unknown,
+  contextWindow = Infinity,
+): { usage: Omit<CallUsage, 'costUsd'>; estimated: boolean } {
   const emitted = emittedText(message);
+  // A count past the model's context window cannot be one (a proxy's 2,000,000,000 prompt tokens billed a run $3,000
+  // and spent its organisation's daily budget on one answer): no count either.
   const counted = (value: unknown, text: string) => {
     const n = reportedTokens(value);
-    return n === 0 && text !== '' ? null : n;
+    return (n === 0 && text !== '') || (n !== null && n > contextWindow) ? null : n;
   };
   const prompt = counted(reported?.prompt_tokens, promptText);
   const completion = counted(reported?.completion_tokens, emitted);

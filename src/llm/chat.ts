@@ -237,7 +237,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
               const data = readAnswerBody(raw) as Partial<ChatCompletion> | null | undefined;
               const first: unknown = Array.isArray(data?.choices) ? data.choices[0] : undefined;
               const choice = isChoice(first) ? first : undefined;
-              const { usage, estimated } = answerUsage(data?.usage, promptText, choice?.message);
+              const { usage, estimated } = answerUsage(data?.usage, promptText, choice?.message, model.contextWindow);
               const cost = costUsd(model, usage);
               spent.tokens += usage.promptTokens + usage.completionTokens;
               spent.costUsd += cost;

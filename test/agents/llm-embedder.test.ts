@@ -171,3 +171,13 @@ test('a run’s embedding retried after a charged attempt must fit its budget ag
   assert.deepEqual(budget.snapshot().spent, { tokens: estimated, costUsd: h.ledger.entries()[0]!.costUsd, calls: 1 });
   assert.deepEqual(budget.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
 });
+
+test('a reported count no batch could hold (past each input’s context window) is charged as our estimate', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  const vector = fakeEmbedding('rust', h.embedder.dimension);
+  h.server.script({ type: 'raw', status: 200, body: JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: vector }], usage: { prompt_tokens: 2_000_000_000, total_tokens: 2_000_000_000 } }) });
+  await h.embedder.embed(['rust'], { orgId: ORG });
+  const [row] = h.ledger.entries();
+  assert.deepEqual([row!.outcome, row!.promptTokens, row!.tokensEstimated], ['ok', Math.ceil('rust'.length / 3), true]);
+});

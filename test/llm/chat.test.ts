@@ -194,15 +194,21 @@ test('usage that is not a count a ledger row can hold is replaced by our estimat
     fakeReply.text('ok', { promptTokens: 10, completionTokens: 2.5, cachedTokens: 50 }),
     // Past a ledger row's 32-bit token columns: its insert would fail, and the attempt would be missing from the ledger.
     fakeReply.text('ok', { promptTokens: 3_000_000_000, completionTokens: MAX_REPORTED_TOKENS }),
+    // Past the model's context window (32,000 tokens): a proxy's absurd count would bill the run thousands of dollars.
+    fakeReply.text('ok', { promptTokens: 2_000_000, completionTokens: 32_000 }),
   );
   const budget = createBudget({ maxTokens: 10_000, maxCostUsd: 0.01 });
   await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100, budget });
   await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100, budget });
   await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100 });
-  const [negative, fractional, huge] = h.ledger.entries();
+  await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 100 });
+  const [negative, fractional, huge, absurd] = h.ledger.entries();
   assert.ok(huge!.promptTokens > 0 && huge!.promptTokens < 1000, `prompt ${huge!.promptTokens}: our estimate`);
-  assert.equal(huge!.completionTokens, MAX_REPORTED_TOKENS, 'the largest count a row holds is kept');
+  assert.equal(huge!.completionTokens, 1, "past the context window too: 'ok' estimated at one token");
   assert.equal(huge!.tokensEstimated, true);
+  assert.ok(absurd!.promptTokens > 0 && absurd!.promptTokens < 1000, `prompt ${absurd!.promptTokens}: our estimate`);
+  assert.equal(absurd!.completionTokens, 32_000, 'a count within the context window is kept');
+  assert.equal(absurd!.tokensEstimated, true);
   assert.ok(negative!.promptTokens > 0, `prompt ${negative!.promptTokens}`);
   assert.equal(negative!.completionTokens, 1, 'the valid count is kept');
   assert.ok(negative!.costUsd > 0);
