@@ -3,7 +3,19 @@ import { z } from 'zod';
 import { databaseUrlProblem } from './db/database-url.js';
 import { parseLlmSettings, type LlmSettings } from './llm/settings.js';
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+// Decimal digits only: z.coerce.number() read " " as 0 (no statement timeout, no grace, a budget of $0) and "0x50" as 80.
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?\d+$/, 'must be a whole number in decimal digits')
+    .pipe(z.coerce.number<string>().int().min(min).max(max));
+const decimal = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(?:\.\d+)?$/, 'must be a decimal number')
+    .pipe(z.coerce.number<string>().min(min).max(max));
 const list = z
   .string()
   .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
@@ -39,7 +51,10 @@ export const ENV_SCHEMA = z.object({
     .max(200)
     .optional()
     .describe('registered for organisation "default" on first boot; any length, a warning below 20 characters'),
-  LLM_BASE_URL: z.url().optional().describe('any OpenAI-compatible endpoint'),
+  LLM_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL, such as http://localhost:11434/v1' })
+    .optional()
+    .describe('any OpenAI-compatible endpoint'),
   LLM_API_KEY: z.string().optional().describe('key for LLM_BASE_URL'),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini').describe('default chat model for every agent (must be in config/models.json)'),
   LLM_MODEL_QUERY_EXPANDER: z.string().min(1).optional().describe('model override for the query expander'),
@@ -71,7 +86,7 @@ export const ENV_SCHEMA = z.object({
   RATE_LIMIT_WRITES_PER_MINUTE: int(1, 1_000_000).default(120).describe('per API key: candidate and role writes'),
   RATE_LIMIT_RUNS_PER_MINUTE: int(1, 1_000_000).default(30).describe('per API key: matching runs started'),
   MAX_RUNS_IN_FLIGHT_PER_ORG: int(1, 10_000).default(20).describe('queued plus running runs per organisation'),
-  ORG_DAILY_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(50).describe('model spend per organisation per UTC day'),
+  ORG_DAILY_BUDGET_USD: decimal(0, 1_000_000).default(50).describe('model spend per organisation per UTC day'),
   TRACE_RETENTION_DAYS: int(1, 3650).default(180).describe('audit trails older than this are pruned'),
 });
 
@@ -91,8 +106,8 @@ export class ConfigError extends Error {
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  // Empty strings count as unset, as shells and compose files often export them.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // Empty strings count as unset, as shells and compose files often export them; so does a value of spaces alone.
+  const present = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1].trim() !== ''));
   const parsed = ENV_SCHEMA.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);

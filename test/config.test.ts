@@ -46,12 +46,23 @@ test('a bad value stops the boot with a message naming the variable', () => {
     [{ DB_STATEMENT_TIMEOUT_MS: '-1' }, /DB_STATEMENT_TIMEOUT_MS/],
     [{ DB_LOCK_TIMEOUT_MS: 'soon' }, /DB_LOCK_TIMEOUT_MS/],
     [{ DB_STATEMENT_TIMEOUT_MS: '5000', DB_LOCK_TIMEOUT_MS: '6000' }, /DB_LOCK_TIMEOUT_MS.*DB_STATEMENT_TIMEOUT_MS/],
+    // Numbers are decimal digits: "0x50" was port 80 and "1e3" a thousand.
+    [{ PORT: '0x50' }, /PORT/],
+    [{ SHUTDOWN_GRACE_MS: '1e3' }, /SHUTDOWN_GRACE_MS/],
+    [{ ORG_DAILY_BUDGET_USD: 'Infinity' }, /ORG_DAILY_BUDGET_USD/],
+    // An endpoint without http(s) booted as llm, and every run then failed on an "unsupported protocol".
+    [{ LLM_BASE_URL: 'localhost:11434' }, /LLM_BASE_URL.*http/],
+    [{ LLM_BASE_URL: 'ftp://models.example/v1' }, /LLM_BASE_URL/],
   ];
   for (const [env, pattern] of cases) {
     assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));
   }
 });
 
-test('empty strings count as unset', () => {
+test('empty strings count as unset, and so do values of spaces alone; spaces around a number are no part of it', () => {
   assert.equal(loadConfig({ DATABASE_URL: '', PORT: '' }).PORT, 3000);
+  // Read as 0 before: no statement timeout, no shutdown grace, a daily budget of $0.
+  const blank = loadConfig({ PORT: ' ', DB_STATEMENT_TIMEOUT_MS: ' ', SHUTDOWN_GRACE_MS: '\t', ORG_DAILY_BUDGET_USD: ' ' });
+  assert.deepEqual([blank.PORT, blank.DB_STATEMENT_TIMEOUT_MS, blank.SHUTDOWN_GRACE_MS, blank.ORG_DAILY_BUDGET_USD], [3000, 30_000, 10_000, 50]);
+  assert.equal(loadConfig({ DB_POOL_MAX: ' 4 ', ORG_DAILY_BUDGET_USD: '12.5' }).DB_POOL_MAX, 4);
 });

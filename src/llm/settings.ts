@@ -17,7 +17,7 @@ const agentModel = (temperature: number) =>
     .prefault({});
 
 export const llmSettingsSchema = z.object({
-  baseUrl: z.url().optional().describe('OpenAI-compatible base URL ending in /v1; undefined means api.openai.com'),
+  baseUrl: z.url({ protocol: /^https?$/ }).optional().describe('OpenAI-compatible base URL ending in /v1; undefined means api.openai.com'),
   apiKey: z.string().min(1).optional().describe('provider API key; unset for local servers (Ollama, vLLM) that need none'),
   timeoutMs: z.number().int().positive().default(60_000).describe('per-request timeout'),
   maxResponseBytes: z

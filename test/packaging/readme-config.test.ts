@@ -31,10 +31,14 @@ function configurationRows(): Row[] {
     });
 }
 
-/** The schema of one variable without its default/optional wrappers. */
+/** The schema of one variable without its default/optional wrappers, and a number's without its text check (a pipe). */
 function inner(name: string): z.ZodType & { minValue?: number | null; maxValue?: number | null; options?: readonly string[] } {
-  let s = ENV_SCHEMA.shape[name as keyof typeof ENV_SCHEMA.shape] as unknown as { unwrap?: () => unknown; def: { type: string } };
-  while ((s.def.type === 'default' || s.def.type === 'optional') && s.unwrap) s = s.unwrap() as typeof s;
+  let s = ENV_SCHEMA.shape[name as keyof typeof ENV_SCHEMA.shape] as unknown as { unwrap?: () => unknown; def: { type: string; out?: unknown } };
+  for (;;) {
+    if ((s.def.type === 'default' || s.def.type === 'optional') && s.unwrap) s = s.unwrap() as typeof s;
+    else if (s.def.type === 'pipe' && s.def.out) s = s.def.out as typeof s;
+    else break;
+  }
   return s as unknown as ReturnType<typeof inner>;
 }
 
