@@ -92,7 +92,7 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
     },
   },
   'revoke-api-key': {
-    usage: 'revoke-api-key --prefix PREFIX  revoke a key (PREFIX, tm_PREFIX, or a chosen key whole); it stops working on the next request',
+    usage: 'revoke-api-key --prefix PREFIX  revoke a key (PREFIX, tm_PREFIX, or a chosen key whole); it stops working within CACHE_TTL_MS (5 s by default) in every running process',
     prepare: (args) => {
       const given = required(args, 'prefix');
       return async (db) => {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import pLimit from 'p-limit';
 import { pino, type Logger } from 'pino';
-import { createAgentsFactory } from './agents/create-agents.js';
+import { checkConfiguredModels, createAgentsFactory } from './agents/create-agents.js';
 import { buildApp } from './app.js';
 import { createJournal } from './audit/journal.js';
 import { ensureBootstrapKey, openMigratedDatabase } from './bootstrap.js';
@@ -39,6 +39,8 @@ export interface RuntimeOptions {
 
 export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = opts.logger ?? pino(loggerOptions(config.LOG_LEVEL));
+  // A worker's engine checks its models as it is built (createAgentsFactory); an api process checks them here.
+  if (config.PROCESS_ROLE === 'api' && config.engine === 'llm') checkConfiguredModels(config);
   const db = await openMigratedDatabase(config, logger, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   try {
     await ensureBootstrapKey(db, config, opts.print ?? ((line) => process.stdout.write(`${line}\n`)), logger);

@@ -4,7 +4,7 @@ import { memoizeUntilErased } from '../cache/erasure-epoch.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, loadPinnedRegistry, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
-import { assertAgentModels } from '../llm/model-registry.js';
+import { assertAgentModels, type ModelRegistry } from '../llm/model-registry.js';
 import type { Engine } from '../matching/domain.js';
 import type { ClaimedRun } from '../runs/run-queue.js';
 import type { Services } from '../services.js';
@@ -20,12 +20,11 @@ const MODEL_VARIABLES: Record<string, string> = {
   embeddings: 'LLM_EMBEDDING_MODEL',
 };
 
-/** Boot check for the llm engine: the pinned registry loads and knows every configured model, or the boot stops. */
-export function createConfiguredLlmEngine(
-  config: Config,
-  services: Pick<Services, 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
-  pool: PoolInsight,
-): LlmEngine {
+/**
+ * Boot check for the llm engine, in every process role (an api process that accepted runs no worker could start would
+ * fill the queue): the pinned registry loads and knows every configured model, or the boot stops naming the variable.
+ */
+export function checkConfiguredModels(config: Config): ModelRegistry {
   const registry = loadPinnedRegistry(config.MODEL_REGISTRY_PATH);
   try {
     assertAgentModels(registry, config.llm);
@@ -35,6 +34,16 @@ export function createConfiguredLlmEngine(
     const known = registry.models.map((m) => `${m.id} (${m.kind})`).join(', ');
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}\n  pinned models in ${config.MODEL_REGISTRY_PATH}: ${known}`);
   }
+  return registry;
+}
+
+/** The llm engine of a process that runs matching runs, built at boot (checkConfiguredModels first). */
+export function createConfiguredLlmEngine(
+  config: Config,
+  services: Pick<Services, 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
+  pool: PoolInsight,
+): LlmEngine {
+  const registry = checkConfiguredModels(config);
   return createLlmEngine({
     settings: config.llm,
     registry,

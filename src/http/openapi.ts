@@ -41,6 +41,7 @@ const UNAVAILABLE =
   '(`database_unavailable`), a statement cancelled by its timeout (`database_timeout`), no pooled connection free in time ' +
   '(`database_busy`), or the work rolled back on every attempt for a conflict with concurrent work (`database_conflict`). ' +
   'Retry after Retry-After.';
+const SHUTTING_DOWN = 'The service is shutting down (`unavailable`): retry after Retry-After, on another process if there is one.';
 const NO_KEY = new Set(['/healthz', '/readyz', '/metrics']);
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
@@ -54,15 +55,16 @@ export function completeDocument<T>(generated: T): T {
         responses['413'] ??= { description: 'The body is larger than this route accepts; the detail names the limit.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
         responses['415'] ??= { description: 'The body is not JSON.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
       }
+      // Every route answers a shutting-down process's 503: an operations route that declares no 503 of its own, that one.
       if (NO_KEY.has(path)) op.security = [];
-      else responses['503'] ??= { description: UNAVAILABLE, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
+      responses['503'] ??= { description: NO_KEY.has(path) ? SHUTTING_DOWN : UNAVAILABLE, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
       for (const [status, response] of Object.entries(responses)) {
         // Errors are problem documents (RFC 9457), with their own media type.
         if (Number(status) >= 400 && response.content?.['application/json']) {
           response.content = { [PROBLEM_CONTENT_TYPE]: response.content['application/json'] };
         }
         if (status === '401') response.headers = { ...response.headers, 'WWW-Authenticate': header('Bearer') };
-        if (status === '503' && !NO_KEY.has(path)) response.headers = { ...response.headers, 'Retry-After': header('Seconds to wait before retrying.', 'integer') };
+        if (status === '503' && (!NO_KEY.has(path) || response.description === SHUTTING_DOWN)) response.headers = { ...response.headers, 'Retry-After': header('Seconds to wait before retrying.', 'integer') };
         if (status === '429') response.headers = { ...response.headers, 'Retry-After': header('Seconds until the allowance is renewed.', 'integer') };
         const extra = RESPONSE_HEADERS[`${method} ${path}`]?.[status];
         if (extra) response.headers = { ...response.headers, ...extra };

@@ -1,10 +1,12 @@
 // Boot wiring of the llm engine: config.llm from the LLM_* variables, and an unknown model stopping the boot by name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { pino } from 'pino';
 import { createConfiguredLlmEngine } from '../../src/agents/create-agents.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { createMetrics } from '../../src/metrics.js';
+import { startRuntime } from '../../src/runtime.js';
 import { fakePool } from './llm-harness.js';
 
 const base = { LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_API_KEY: 'sk-test', LLM_MODEL: 'fake-chat', LLM_EMBEDDING_MODEL: 'fake-embed' };
@@ -50,4 +52,9 @@ test('EMBEDDINGS=llm builds the endpoint embedder from the registry; local stays
   assert.deepEqual([llm.model, llm.dimension], ['fake-embed', 1536]);
   assert.notEqual(createEmbedder(loadConfig({})).model, 'fake-embed');
   assert.throws(() => createEmbedder(loadConfig({ ...base, EMBEDDINGS: 'llm', LLM_EMBEDDING_MODEL: 'nope-embed' })), /nope-embed/);
+});
+
+test('an api process with an unknown model stops at boot too, before it opens the database: it would accept runs no worker starts', async () => {
+  const config = loadConfig({ ...base, PROCESS_ROLE: 'api', LLM_MODEL: 'no-such-model', DATA_DIR: 'memory://' });
+  await assert.rejects(startRuntime(config, { logger: pino({ enabled: false }) }), (err: unknown) => err instanceof ConfigError && /LLM_MODEL.*"no-such-model"/.test(err.message));
 });

@@ -129,6 +129,8 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
       const needsKey = path.startsWith('/v1/');
       assert.equal(op.security === undefined || op.security.length > 0, needsKey, `${method} ${path}: security`);
       if (needsKey) assert.ok(op.responses['503'] && op.responses['401'], `${method} ${path}: 401 and 503`);
+      // Every route, the operations routes too, answers 503 with Retry-After while the process shuts down.
+      else if (['/healthz', '/metrics'].includes(path)) assert.ok((op.responses['503']?.headers as Record<string, unknown> | undefined)?.['Retry-After'], `${method} ${path}: 503 with Retry-After`);
       // Only what the route can answer: a 404 where an id (in the path, or roleId in a run's body) may name nothing,
       // a 429 where a per-key limit or cap applies (writes and run starts; cancelling is neither).
       if (needsKey) {
@@ -181,6 +183,10 @@ test('while shutting down new requests get 503', async () => {
     const res = await rt.app!.inject({ url: '/v1/roles', headers: rt.auth() });
     assert.equal(res.statusCode, 503);
     assert.equal(res.json().status, 503);
+    for (const url of ['/healthz', '/metrics']) {
+      const op = await rt.app!.inject({ url });
+      assert.deepEqual([op.statusCode, Boolean(op.headers['retry-after'])], [503, true], url);
+    }
   } finally {
     rt.services.lifecycle.closing = false;
   }

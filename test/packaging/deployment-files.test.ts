@@ -102,3 +102,10 @@ test("every container that runs the service, a worker's too, keeps the image's /
     assert.doesNotMatch(block, /^ {6}PORT:\s*"?0"?\s*$/m, `${name}: a fixed port the check can reach`);
   }
 });
+
+test('migrate waits for a database that takes TCP connections, and a first failure of it is retried', () => {
+  const services = composeServices();
+  // pg_isready on the unix socket answers while a new volume's temporary server runs, before the database exists.
+  assert.match(services.get('db') ?? '', /pg_isready[^"\n]*(?:-h|--host)[ =]\S+/, 'the db healthcheck asks over TCP');
+  assert.match(services.get('migrate') ?? '', /^\s+restart:\s*["']?on-failure/m, 'migrate is retried on failure');
+});
