@@ -230,3 +230,13 @@ test('skills are matched through aliases and the candidate skill list', async ()
   assert.match(listed.rationale, /2\/2 required/);
   assert.ok(aliases.subscores.hardSkills > none.subscores.hardSkills);
 });
+
+test('totalOf re-checks every bound itself: a part out of bounds, fractional or missing throws; it never sums one', () => {
+  const valid = { hardSkills: 20, domain: 10, seniority: 10, impact: 10, logistics: 5, trajectory: 5 };
+  assert.equal(totalOf(valid), 60);
+  for (const name of SUBSCORE_NAMES) {
+    for (const bad of [-1, SUBSCORE_BOUNDS[name] + 1, 2.5, Number.NaN, undefined]) {
+      assert.throws(() => totalOf({ ...valid, [name]: bad } as never), RangeError, `${name} = ${String(bad)}`);
+    }
+  }
+});

@@ -307,7 +307,15 @@ test('Idempotency-Key: a retry answers 202 with the first run and its Location; 
   assert.equal(retry.headers.location, first.headers.location);
   const other = assertProblem(await call('POST', '/v1/matching-runs', { ...body, maxIterations: 3 }, headers), 422);
   assert.ok(other.errors.some((e: Json) => e.path === 'headers.idempotency-key'));
+  // Another role with the same parameters is another body too, given inline or by id.
+  const inline = { role: { ...GO_ROLE, title: 'Role A' }, maxIterations: 2 };
+  const roleKey = { 'idempotency-key': 'contract-retry-role' };
+  const byRole = await call('POST', '/v1/matching-runs', inline, roleKey);
+  assert.equal(byRole.statusCode, 202, byRole.body);
+  assertProblem(await call('POST', '/v1/matching-runs', { ...inline, role: { ...GO_ROLE, title: 'Role B' } }, roleKey), 422);
+  assertProblem(await call('POST', '/v1/matching-runs', { roleId: finished.roleId, maxIterations: 2 }, roleKey), 422);
   await call('POST', `/v1/matching-runs/${first.json().id}/cancel`);
+  await call('POST', `/v1/matching-runs/${byRole.json().id}/cancel`);
 });
 
 test('routes without a body take an empty one labelled JSON, as clients that label every request send it', async () => {

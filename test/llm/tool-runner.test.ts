@@ -441,3 +441,28 @@ test('a turn of more tool calls than the per-turn cap is answered for the first 
   assert.doesNotMatch(JSON.stringify(lines), /jane\.roe|555 0132/);
   assert.equal(lines.find((l) => l.msg === 'tool call')?.tool, null, 'a name outside the allow-list is not logged');
 });
+
+test('an invalid final answer is re-asked exactly the re-ask limit, no more: each re-ask is a paid request', async (t) => {
+  const h = await setupLlm({ settings: { reaskLimit: 1 } });
+  t.after(h.close);
+  h.server.setHandler(() => fakeReply.invalidJson());
+  const Final = z.object({ a: z.number() });
+  await assert.rejects(run(h, createToolRegistry([]), { finalSchema: Final, maxIterations: 8 }), StructuredOutputError);
+  assert.equal(h.server.chatRequests().length, 2, 'one ask and one re-ask');
+});
+
+test('a call refused for its arguments costs the model a turn, not one of the tool’s runs', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool({ maxAttempts: 2 });
+  h.server.script(
+    fakeReply.toolCall('get_current_weather', { location: 42 }, 'call_bad'),
+    fakeReply.toolCall('get_current_weather', { location: 'Boston' }, 'call_1'),
+    fakeReply.toolCall('get_current_weather', { location: 'Austin' }, 'call_2'),
+    fakeReply.text('done'),
+  );
+  await run(h, weather.registry);
+  assert.equal(weather.calls.length, 2, 'both valid calls ran');
+  const results = h.server.chatRequests().slice(1).map((r) => toolResult(r, toolMessages(r).length - 1));
+  assert.deepEqual(results.map((r) => r.error ?? 'ok'), ['invalid_arguments', 'ok', 'ok']);
+});

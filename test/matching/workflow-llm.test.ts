@@ -37,9 +37,11 @@ function scorerRequests(from: number) {
 test('target_reached: enough strong candidates end the run after scoring, without asking the reflector', async () => {
   fake.setHandler(scriptedModel({ subscores: () => ({ hardSkills: 28, domain: 18, seniority: 14, impact: 12, logistics: 9, trajectory: 8 }) }));
   const from = fake.requests.length;
-  const r = await run({ maxIterations: 3, scoreThreshold: 80, targetStrong: 2, scoreLimit: 3 });
+  // Exactly as many strong candidates as the target: reaching it is enough.
+  const r = await run({ maxIterations: 3, scoreThreshold: 80, targetStrong: 3, scoreLimit: 3 });
   assert.equal(r.status, 'succeeded');
   assert.equal(r.stop.reason, 'target_reached');
+  assert.equal(r.shortlist.length, 3);
   assert.equal(r.stop.iteration, 1);
   assert.equal(r.engine, 'llm');
   assert.ok(r.shortlist.every((e: { totalScore: number }) => e.totalScore === 89), 'the total is our sum of the parts');

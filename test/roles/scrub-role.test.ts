@@ -27,3 +27,14 @@ test('scrubRole keeps a role without PII as given, and is idempotent', () => {
   // A title is no header name: a two-word title stays.
   assert.equal(scrubRole({ ...GO_ROLE, title: 'Barista Wanted' }).title, 'Barista Wanted');
 });
+
+test("a role's location and skills reach the model scrubbed too", () => {
+  const prompt = renderRole({
+    ...GO_ROLE,
+    location: 'Ask jane.doe@acme.example, +1 (415) 555-0199',
+    mustHaveSkills: ['Go', 'mail cv to jane.doe@acme.example'],
+    niceToHaveSkills: ['call +1 (415) 555-0199'],
+  });
+  for (const pii of ['jane.doe@acme.example', '555-0199']) assert.ok(!prompt.includes(pii), `${pii} in ${prompt}`);
+  assert.match(prompt, /\bGo\b/, 'the skills themselves are there');
+});

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
+import { createRunQueue } from '../../src/runs/run-queue.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
 import { startTestWorker } from '../support/worker.js';
@@ -106,4 +107,18 @@ test('a run whose finish failed is handed back with its last checkpoint: the nex
   } finally {
     await worker.stop(2_000);
   }
+});
+
+test('a run whose lease ran out on its last attempt is not claimed again: the attempt cap holds at the claim, before any sweep', async () => {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  assert.equal(res.statusCode, 202, res.body);
+  const id = res.json().id as string;
+  const queue = createRunQueue(rt.db, { workerId: 'w-cap', leaseMs: 60_000, maxAttempts: 1 });
+  assert.equal((await queue.claim())?.id, id);
+  // Its worker died: the lease runs out. A worker that starts (and claims at once) must not take it a second time.
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+  assert.equal(await queue.claim(), null);
+  await queue.failExhausted();
+  const row = (await rt.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM matching_runs WHERE id = $1', [id])).rows[0];
+  assert.deepEqual(row, { status: 'failed', attempts: 1 });
 });
