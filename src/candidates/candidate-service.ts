@@ -6,7 +6,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import { scrub, SCRUB_RULES_VERSION, scrubShowing, type ScrubOptions } from '../text/scrubber.js';
 import { extractSkills, isSkillForm, normalizeSkills, skillKey } from '../text/skills.js';
 import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
-import type { CandidateStore, PreparedCandidate } from './candidate-store.js';
+import { VectorsMovedError, type CandidateStore, type KeptVector, type PreparedCandidate } from './candidate-store.js';
 
 /** The raw fields a candidate's scrubbed copies are made from. */
 export interface ScrubSource {
@@ -147,12 +147,26 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
         }
       }
       const prepared = [...byExternalId.values()];
-      const existing = await store.existingHashes(orgId, [...byExternalId.keys()]);
+      const hashes = new Map(prepared.map((c) => [c.externalId, c.contentHash]));
+      const existing = await store.existingHashes(orgId, [...byExternalId.keys()], { hashes, model: embedder.model });
       const changed = prepared.filter((c) => existing.get(c.externalId)?.hash !== c.contentHash);
-      // Embedding happens before the transaction: no connection is held while a model works.
-      const vectors = changed.length ? await embedder.embed(changed.map(embeddingText), { orgId }) : [];
       const read = new Map([...existing].map(([externalId, row]) => [externalId, row.id]));
-      const written = await db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
+      // Embedding happens before the transaction: no connection is held while a model works. A candidate whose
+      // embedded text is what its current vector was made from (an ATS sync that changed its email or its years)
+      // keeps that vector: embedding it again would be paid for and give the same.
+      const write = async (reuse: boolean) => {
+        const kept = (c: PreparedCandidate): KeptVector | null => {
+          const before = existing.get(c.externalId);
+          return reuse && before?.embedded != null && before.embedded === embeddingText(c) ? { fromHash: before.hash } : null;
+        };
+        const toEmbed = changed.filter((c) => kept(c) === null);
+        const fresh = toEmbed.length ? await embedder.embed(toEmbed.map(embeddingText), { orgId }) : [];
+        const byId = new Map(toEmbed.map((c, i) => [c.externalId, fresh[i]!]));
+        const vectors = changed.map((c) => kept(c) ?? byId.get(c.externalId)!);
+        return db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
+      };
+      // Another upload of the same candidate replaced a vector this one meant to keep: written again, all embedded.
+      const written = await write(true).catch((err: unknown) => (err instanceof VectorsMovedError ? write(false) : Promise.reject(err)));
       refreshStatistics(changed.length);
       const changedIds = new Set(changed.map((c) => c.externalId));
       return inputs.map(({ externalId }) => {

@@ -6,7 +6,7 @@ import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql, readsScrubbedCopies } from '../retrieval/filters.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import type { Candidate } from './candidate-schemas.js';
-import { scrubRow, type RawScrubRow } from './candidate-service.js';
+import { embeddingText, scrubRow, type RawScrubRow } from './candidate-service.js';
 import { currentCopiesFor } from './rescrub.js';
 import { scrubbedCopiesStale, staleSql } from './scrub-staleness.js';
 
@@ -76,15 +76,54 @@ export function vectorLiteral(v: number[]): string {
   return `[${v.join(',')}]`;
 }
 
+/** A vector an upload keeps: the stored one, made from the same text, under the content hash it was read with. */
+export interface KeptVector {
+  fromHash: string;
+}
+
+/** A vector an upload meant to keep was replaced since it was read: the upload is written again, embedding everything. */
+export class VectorsMovedError extends Error {
+  override name = 'VectorsMovedError';
+}
+
 export function createCandidateStore(db: Database) {
   return {
     /** A row whose scrubbed copies are stale has no current hash: sent again, it is written (and embedded) again. */
-    async existingHashes(orgId: string, externalIds: string[]): Promise<Map<string, { id: string; hash: string }>> {
-      const r = await db.query<{ id: string; external_id: string; content_hash: string; scrub_version: number; scrubbed_from_hash: string | null }>(
-        'SELECT id, external_id, content_hash, scrub_version, scrubbed_from_hash FROM candidates WHERE org_id = $1 AND external_id = ANY($2::text[])',
-        [orgId, externalIds],
+    /**
+     * The stored candidates of these external ids: id and content hash ('' when the scrubbed copies are stale, so the
+     * candidate is written again). With the hashes an upload computed and an embedding model: for each stored row whose
+     * content is not the uploaded one and that has a current vector of that model, the text that vector was made from
+     * (`embedded`), so an upload that changed only what is not embedded (an email, the years) keeps the vector.
+     */
+    async existingHashes(
+      orgId: string,
+      externalIds: string[],
+      uploaded?: { hashes: ReadonlyMap<string, string>; model: string },
+    ): Promise<Map<string, { id: string; hash: string; embedded: string | null }>> {
+      const r = await db.query<{
+        id: string;
+        external_id: string;
+        content_hash: string;
+        scrub_version: number;
+        scrubbed_from_hash: string | null;
+        embedded: { headline: string | null; skills: string[]; text: string } | null;
+      }>(
+        `SELECT c.id, c.external_id, c.content_hash, c.scrub_version, c.scrubbed_from_hash,
+                CASE WHEN c.content_hash IS DISTINCT FROM u.hash AND EXISTS (SELECT 1 FROM candidate_embeddings e
+                       WHERE e.candidate_id = c.id AND e.model = $4 AND e.content_hash = c.content_hash)
+                     THEN jsonb_build_object('headline', c.scrubbed_headline, 'skills', to_jsonb(c.scrubbed_skills), 'text', c.scrubbed_text) END AS embedded
+         FROM candidates c LEFT JOIN jsonb_each_text($3::jsonb) AS u(external_id, hash) ON u.external_id = c.external_id
+         WHERE c.org_id = $1 AND c.external_id = ANY($2::text[])`,
+        [orgId, externalIds, JSON.stringify(Object.fromEntries(uploaded?.hashes ?? [])), uploaded?.model ?? null],
       );
-      return new Map(r.rows.map((row) => [row.external_id, { id: row.id, hash: scrubbedCopiesStale(row) ? '' : row.content_hash }]));
+      return new Map(
+        r.rows.map((row) => {
+          const stale = scrubbedCopiesStale(row);
+          const e = row.embedded;
+          const embedded = stale || !e || !uploaded ? null : embeddingText({ scrubbedHeadline: e.headline, scrubbedSkills: e.skills, scrubbedText: e.text });
+          return [row.external_id, { id: row.id, hash: stale ? '' : row.content_hash, embedded }];
+        }),
+      );
     },
 
     /**
@@ -102,7 +141,7 @@ export function createCandidateStore(db: Database) {
       tx: Queryable,
       orgId: string,
       items: PreparedCandidate[],
-      embeddings: { model: string; vectors: number[][] },
+      embeddings: { model: string; vectors: Array<number[] | KeptVector> },
       read: ReadonlyMap<string, string> = new Map(),
     ): Promise<Map<string, { id: string; created: boolean }>> {
       if (items.length === 0) return new Map();
@@ -150,13 +189,33 @@ export function createCandidateStore(db: Database) {
       const erased = written.rows.filter((r) => r.created && read.has(r.external_id)).map((r) => r.id);
       if (erased.length) await tx.query('DELETE FROM candidates WHERE id = ANY($1::uuid[])', [erased]);
       const kept = new Map(written.rows.filter((r) => !erased.includes(r.id)).map((r) => [r.external_id, { id: r.id, created: r.created }]));
-      const vectors = items.flatMap((c, i) => {
+      const vectors: Array<{ candidate_id: string; content_hash: string; embedding: string }> = [];
+      const restamped: Array<{ candidate_id: string; content_hash: string; from_hash: string }> = [];
+      items.forEach((c, i) => {
         const row = kept.get(c.externalId);
-        return row ? [{ candidate_id: row.id, content_hash: c.contentHash, embedding: vectorLiteral(embeddings.vectors[i]!) }] : [];
+        const v = embeddings.vectors[i]!;
+        if (!row) return;
+        if (Array.isArray(v)) vectors.push({ candidate_id: row.id, content_hash: c.contentHash, embedding: vectorLiteral(v) });
+        else restamped.push({ candidate_id: row.id, content_hash: c.contentHash, from_hash: v.fromHash });
       });
-      const ids = vectors.map((v) => v.candidate_id);
-      // A changed text makes every stored vector of the candidate stale, whatever its model.
-      await tx.query('DELETE FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[])', [ids]);
+      // A vector of the same text is kept, stamped with the new content; the upload read it current, and another
+      // upload that changed the candidate since has replaced it: then there is no vector to keep, and the caller embeds.
+      if (restamped.length) {
+        const moved = await tx.query(
+          `UPDATE candidate_embeddings e SET content_hash = r.content_hash
+           FROM jsonb_to_recordset($2::jsonb) AS r(candidate_id uuid, content_hash text, from_hash text)
+           WHERE e.candidate_id = r.candidate_id AND e.model = $1 AND e.content_hash = r.from_hash`,
+          [embeddings.model, JSON.stringify(restamped)],
+        );
+        if ((moved.rowCount ?? 0) < restamped.length) throw new VectorsMovedError();
+      }
+      const ids = [...vectors, ...restamped].map((v) => v.candidate_id);
+      // A changed text makes every stored vector of the candidate stale, whatever its model: all but a kept one go.
+      await tx.query('DELETE FROM candidate_embeddings WHERE candidate_id = ANY($1::uuid[]) AND NOT (model = $2 AND candidate_id = ANY($3::uuid[]))', [
+        ids,
+        embeddings.model,
+        restamped.map((r) => r.candidate_id),
+      ]);
       await tx.query(
         `INSERT INTO candidate_embeddings (candidate_id, org_id, model, content_hash, embedding)
          SELECT r.candidate_id, $1, $2, r.content_hash, r.embedding::vector

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { embeddingText, prepareCandidate } from '../../src/candidates/candidate-service.js';
+import { createCandidateService, embeddingText, prepareCandidate } from '../../src/candidates/candidate-service.js';
 import { codePointPrefix, createCandidateStore } from '../../src/candidates/candidate-store.js';
 import type { Logger } from 'pino';
 import { rescrubCandidates, startRescrubber } from '../../src/candidates/rescrub.js';
@@ -50,6 +50,41 @@ test('upsert reports created, then unchanged without new embedding work, then up
   const got = await rt.app!.inject({ url: `/v1/candidates/${changed.json().items[0].id}`, headers: rt.auth() });
   assert.equal(got.json().resume, 'Now a Rust engineer working on embedded systems.');
   assert.equal(got.json().embeddingModel, 'local-hash-v1');
+
+  // A change to what is not embedded (contact details, the years: an ATS sync) keeps the vector: no paid call.
+  embedded.length = 0;
+  const vector = async () => (await rt.db.query<{ content_hash: string; embedding: string }>('SELECT content_hash, embedding::text FROM candidate_embeddings WHERE candidate_id = $1', [first.json().items[1].id])).rows;
+  const [kept] = await vector();
+  const contact = await upsert([candidate('u2', { email: 'new.address@example.org', yearsExperience: 9 })]);
+  assert.deepEqual(contact.json().items.map((i: { status: string }) => i.status), ['updated']);
+  assert.deepEqual(embedded, [], 'the embedded text is the same: not sent again');
+  const [after] = await vector();
+  assert.equal(after!.embedding, kept!.embedding);
+  const hash = (await rt.db.query<{ content_hash: string }>('SELECT content_hash FROM candidates WHERE id = $1', [first.json().items[1].id])).rows[0]!.content_hash;
+  assert.deepEqual([after!.content_hash !== kept!.content_hash, after!.content_hash], [true, hash], 'stamped with the new content: current for search and reembed');
+});
+
+test('a vector an upload meant to keep, replaced by another upload since it was read, is not kept: the upload embeds', async () => {
+  const id = (await upsert([candidate('moved', { email: 'a@example.org' })])).json().items[0].id as string;
+  const orgId = await orgOf(id);
+  const store = createCandidateStore(rt.db);
+  const embedded: string[] = [];
+  const embedder = { ...rt.services.embedder, embed: async (texts: string[], opts?: { orgId?: string }) => (embedded.push(...texts), rt.services.embedder.embed(texts, opts)) };
+  // Between this upload's read and its write, another upload of the candidate replaced its vector.
+  const racing = {
+    ...store,
+    existingHashes: async (...args: Parameters<typeof store.existingHashes>) => {
+      const read = await store.existingHashes(...args);
+      await rt.db.query("UPDATE candidate_embeddings SET content_hash = 'another-upload' WHERE candidate_id = $1", [id]);
+      return read;
+    },
+  };
+  const service = createCandidateService({ db: rt.db, store: racing, embedder });
+  const [item] = await service.upsert(orgId, [candidate('moved', { email: 'b@example.org' })]);
+  assert.equal(item!.status, 'updated');
+  assert.equal(embedded.length, 1, 'embedded after all');
+  const rows = (await rt.db.query<{ current: boolean }>('SELECT e.content_hash = c.content_hash AS current FROM candidate_embeddings e JOIN candidates c ON c.id = e.candidate_id WHERE c.id = $1', [id])).rows;
+  assert.deepEqual(rows, [{ current: true }], 'one current vector');
 });
 
 test('one invalid item rejects the whole batch, lists its path, and writes nothing', async () => {
