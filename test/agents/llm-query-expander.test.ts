@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
+import { createHeuristicQueryExpander } from '../../src/agents/heuristic/query-expander.js';
 import { EVALUATE_FILTERS_MAX_ATTEMPTS } from '../../src/agents/llm/query-expander.js';
 import { findFenceTags } from '../../src/llm/fence.js';
 import { fakeReply, type RecordedRequest } from '../support/fake-llm-server.js';
@@ -186,4 +187,21 @@ test('used queries and hints from a checkpoint an older release wrote unscrubbed
   assert.equal(user.includes(email), false, user);
   assert.match(user, /rust \[EMAIL\]/);
   assert.match(user, /ask \[EMAIL\] about payments/);
+});
+
+test('an expander that gives no valid answer within its re-asks, or loops on its tool to the cap, searches with the role’s own terms', async (t) => {
+  const h = await setupAgents({ pool: fakePool().pool });
+  t.after(h.close);
+  // Invalid twice (one ask and the one re-ask of reaskLimit 1).
+  h.server.script(fakeReply.invalidJson(), fakeReply.invalidJson());
+  const heuristic = await createHeuristicQueryExpander(fakePool().pool).expand(input, h.ctx);
+  const invalid = await h.agents.queryExpander.expand(input, h.ctx);
+  assert.deepEqual(invalid, heuristic);
+  assert.ok(invalid.queries.length > 0);
+  // A tool call on every turn, to the turn cap.
+  const before = h.server.chatRequests().length;
+  h.server.setHandler(() => fakeReply.toolCall('evaluate_filters', { skillsAny: ['Go'] }));
+  const looping = await h.agents.queryExpander.expand(input, h.ctx);
+  assert.deepEqual(looping, heuristic);
+  assert.ok(h.server.chatRequests().length - before > 1, 'the loop ran to its cap first');
 });

@@ -8,7 +8,8 @@ import type { SearchFilters } from '../../matching/domain.js';
 import { containsPii } from '../../text/scrubber.js';
 import { closestSkills, skillKey } from '../../text/skills.js';
 import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
-import { StructuredOutputError } from '../../llm/errors.js';
+import { StructuredOutputError, ToolLoopError } from '../../llm/errors.js';
+import { createHeuristicQueryExpander } from '../heuristic/query-expander.js';
 import { callFields, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 /** Handler runs of evaluate_filters per expansion; the tool runner answers further calls with an error result. */
@@ -145,6 +146,10 @@ function renderRequest(input: ExpandInput): string {
 }
 
 export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
+  // A model that gives no valid expansion within its re-asks, or runs its tool loop into a cap, is no reason to fail the
+  // run (a retry pays for the same behaviour again): the round searches with the role's own terms, as the heuristic
+  // engine would, and the trail keeps the invalid answers. The reflector already goes on without its answer.
+  const fallback = createHeuristicQueryExpander(deps.pool);
   return {
     async expand(input: ExpandInput, ctx: AgentCallContext): Promise<ExpandOutput> {
       // Read once per expansion: the tool and the final check see the same vocabulary.
@@ -178,8 +183,12 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
         logger: log,
       }).catch((err: unknown) => {
         if (err instanceof StructuredOutputError && err.attempts > 1) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, err.attempts - 1);
-        throw err;
+        if (!(err instanceof StructuredOutputError || err instanceof ToolLoopError)) throw err;
+        const why = err instanceof ToolLoopError ? { limit: err.limit, cap: err.cap } : { issues: err.issues.slice(0, 5) };
+        log?.warn({ agent: 'queryExpander', error: err.name, ...why }, "query expander gave no valid answer: the round searches with the role's own terms");
+        return null;
       });
+      if (result === null) return fallback.expand(input, ctx);
       if (result.reasks > 0) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, result.reasks);
       const answer = result.value!;
       const { filters, dropped } = finalFilters(answer.filters, await vocabulary());
