@@ -8,13 +8,13 @@ const int = (min: number, max: number) =>
   z
     .string()
     .trim()
-    .regex(/^[+-]?\d+$/, 'must be a whole number in decimal digits')
+    .regex(/^[+-]?\d+(?:\.0*)?$/, 'must be a whole number in decimal digits')
     .pipe(z.coerce.number<string>().int().min(min).max(max));
 const decimal = (min: number, max: number) =>
   z
     .string()
     .trim()
-    .regex(/^\d+(?:\.\d+)?$/, 'must be a decimal number')
+    .regex(/^\+?(?:\d+\.?\d*|\.\d+)$/, 'must be a decimal number')
     .pipe(z.coerce.number<string>().min(min).max(max));
 const list = z
   .string()

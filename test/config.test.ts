@@ -65,4 +65,7 @@ test('empty strings count as unset, and so do values of spaces alone; spaces aro
   const blank = loadConfig({ PORT: ' ', DB_STATEMENT_TIMEOUT_MS: ' ', SHUTDOWN_GRACE_MS: '\t', ORG_DAILY_BUDGET_USD: ' ' });
   assert.deepEqual([blank.PORT, blank.DB_STATEMENT_TIMEOUT_MS, blank.SHUTDOWN_GRACE_MS, blank.ORG_DAILY_BUDGET_USD], [3000, 30_000, 10_000, 50]);
   assert.equal(loadConfig({ DB_POOL_MAX: ' 4 ', ORG_DAILY_BUDGET_USD: '12.5' }).DB_POOL_MAX, 4);
+  // Spellings of a number that were read before are still read.
+  assert.deepEqual([loadConfig({ ORG_DAILY_BUDGET_USD: '.5' }).ORG_DAILY_BUDGET_USD, loadConfig({ ORG_DAILY_BUDGET_USD: '+5' }).ORG_DAILY_BUDGET_USD, loadConfig({ ORG_DAILY_BUDGET_USD: '5.' }).ORG_DAILY_BUDGET_USD], [0.5, 5, 5]);
+  assert.deepEqual([loadConfig({ CACHE_TTL_MS: '5000.0' }).CACHE_TTL_MS, loadConfig({ PORT: '+80' }).PORT], [5000, 80]);
 });

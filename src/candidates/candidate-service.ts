@@ -50,7 +50,8 @@ export function scrubFields(c: ScrubSource, resume: ScrubbedResume): ScrubbedFie
     scrubbedHeadline: c.headline === null ? null : scrub(c.headline, withShown),
     scrubbedLocation: c.location === null ? null : scrub(c.location, field),
     // A known skill is no PII, even when the candidate shares its name ("Ruby" Chen knows Ruby).
-    scrubbedSkills: c.skills.map((s) => (isSkillForm(s) ? s : scrub(s, field))).filter((s) => !onlyPlaceholders(s)),
+    // Skills that scrub alike ("Zephyr Portal" and "Zeph\u00ADyr Portal") are one.
+    scrubbedSkills: [...new Set(c.skills.map((s) => (isSkillForm(s) ? s : scrub(s, field))).filter((s) => !onlyPlaceholders(s)))],
     scrubVersion: SCRUB_RULES_VERSION,
   };
 }
@@ -154,15 +155,17 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       // Embedding happens before the transaction: no connection is held while a model works. A candidate whose
       // embedded text is what its current vector was made from (an ATS sync that changed its email or its years)
       // keeps that vector: embedding it again would be paid for and give the same.
+      // Vectors embedded by this upload, by external id: a second write (below) does not pay for them again.
+      const fresh = new Map<string, number[]>();
       const write = async (reuse: boolean) => {
         const kept = (c: PreparedCandidate): KeptVector | null => {
           const before = existing.get(c.externalId);
           return reuse && before?.embedded != null && before.embedded === embeddingText(c) ? { fromHash: before.hash } : null;
         };
-        const toEmbed = changed.filter((c) => kept(c) === null);
-        const fresh = toEmbed.length ? await embedder.embed(toEmbed.map(embeddingText), { orgId }) : [];
-        const byId = new Map(toEmbed.map((c, i) => [c.externalId, fresh[i]!]));
-        const vectors = changed.map((c) => kept(c) ?? byId.get(c.externalId)!);
+        const toEmbed = changed.filter((c) => kept(c) === null && !fresh.has(c.externalId));
+        const embedded = toEmbed.length ? await embedder.embed(toEmbed.map(embeddingText), { orgId }) : [];
+        toEmbed.forEach((c, i) => fresh.set(c.externalId, embedded[i]!));
+        const vectors = changed.map((c) => kept(c) ?? fresh.get(c.externalId)!);
         return db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
       };
       // Another upload of the same candidate replaced a vector this one meant to keep: written again, all embedded.

@@ -336,7 +336,8 @@ export function createCandidateStore(db: Database) {
       // Rows still stale (a process of the previous release wrote them after this one's backfill) are left out, as
       // the filters leave them out: their skills may have been scrubbed by older rules.
       const r = await db.query<{ skill: string; count: number }>(
-        `SELECT s.skill, count(*)::int AS count FROM candidates c, unnest(c.scrubbed_skills) AS s(skill)
+        // Candidates, not rows of skills: one candidate's skill written three ways that scrub alike counts once.
+        `SELECT s.skill, count(DISTINCT c.id)::int AS count FROM candidates c, unnest(c.scrubbed_skills) AS s(skill)
          WHERE c.org_id = $1 AND NOT ${staleSql(2)} GROUP BY s.skill ORDER BY count DESC, s.skill LIMIT 1000`,
         [orgId, SCRUB_RULES_VERSION],
       );

@@ -314,8 +314,11 @@ export function findIntroducedNames(text: string, found: string[]): void {
     if (/^refer/i.test(m[0])) read = findNextReferees(text, m.index + m[0].length, read, names);
   }
   if (/refer/i.test(text)) for (const m of text.matchAll(REFERENCES_HEADING_RE)) findReferees(text, m.index + m[0].length, names);
-  // A declaration's signer and a signature label's name: two words at least, as nothing else marks them a person's.
-  for (const value of declarationSigners(text)) {
+  // A signature label's name and a declaration's signer (one: the nearest the end that reads as a name), two words at
+  // least, as nothing else marks them a person's.
+  const signers = declarationSigners(text);
+  const signer = signers.bare.find((value) => plausibleName(value, 2) !== null);
+  for (const value of [...signers.labelled, ...(signer === undefined ? [] : [signer])]) {
     const name = plausibleName(value, 2);
     if (name !== null && names.size < MAX_INTRODUCED) names.add(name);
   }

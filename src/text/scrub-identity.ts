@@ -13,9 +13,10 @@ const DATE =
   `|(?:${MONTHS})\\.?[ \\t]+(?:\\d{1,2}${ORDINAL},?[ \\t]+)?\\d{4})`;
 // The label, and its colon or dash if it has one: a date follows it, which a label alone before a date is enough for
 // ("Date of Birth 1990-05-12").
+// "Birthday" needs its colon: "Birthday - May 2021 hackathon" is an event.
 const BIRTH_LABEL =
-  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|birthday|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento)[ \\t]*[:\\-–—]?[ \\t]*' +
-  '|born(?:[ \\t]+on)?[ \\t]*[:\\-–—]?[ \\t]*';
+  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento)[ \\t]*[:\\-–—]?[ \\t]*' +
+  '|birthday[ \\t]*:[ \\t]*|born(?:[ \\t]+on)?[ \\t]*[:\\-–—]?[ \\t]*';
 const BIRTH_RE = new RegExp(`(?<![\\p{L}])(${BIRTH_LABEL})(${DATE})(?![\\p{L}\\d])`, 'giu');
 
 const NO = '(?:[ \\t]+(?:number|no\\.?|num\\.?|#))?';
@@ -31,8 +32,14 @@ const ID_LABEL =
 const ID_GROUP = '(?:[A-Za-z]{0,6}\\d[A-Za-z0-9]{0,15}|[A-Za-z]{1,2})';
 const ID_VALUE = `${ID_GROUP}(?:[ \\t\\-.]${ID_GROUP}){0,5}`;
 // After the label its colon, a dash or "#", or only a space ("Passport Number X1234567"): the value must still look like
-// an identity number (isIdNumber).
-const ID_RE = new RegExp(`(?<![\\p{L}])(${ID_LABEL}${NO}(?:[ \\t]*[:\\-–—#][ \\t]*|[ \\t]+))(${ID_VALUE})(?![\\p{L}\\d])`, 'giu');
+// an identity number (isIdNumber), and after a space alone the label must be one no sentence uses for something else
+// (SPACED_LABEL, or "number"/"no" after any) and every group of the value must hold a digit: "credit card 2.0 in 12
+// markets", "sin 100000 errores", "TIN 10 to 20 ms" and "Driver license 2019 to present" are prose.
+const ID_RE = new RegExp(`(?<![\\p{L}])(${ID_LABEL})(${NO})([ \\t]*[:\\-–—#][ \\t]*|[ \\t]+)(${ID_VALUE})(?![\\p{L}\\d])`, 'giu');
+const SPACED_LABEL = /^(?:social[ \t]+security|ssn|passport|aadhaa?r(?:[ \t]+card)?|national[ \t]+insurance|nino|cpf|dni|bsn|steuer[ \t-]?id|personalausweis(?:nummer)?|codice[ \t]+fiscale|iban)$/i;
+// A card's number after its name and a space: 13 to 19 digits ("credit card 1200000 payments" is a count).
+const CARD_LABEL = /^(?:credit|debit)[ \t]+card$/i;
+const EVERY_GROUP_HAS_A_DIGIT = /^[A-Za-z]{0,6}\d[A-Za-z0-9]{0,15}(?:[ \t\-.][A-Za-z]{0,6}\d[A-Za-z0-9]{0,15})*$/;
 // What an identity number has that a year, a span of years or a short code does not ("PAN - 2018", "TIN: 42",
 // "Passport: 2015-2025"). A PAN is written one way (ABCDE1234F): "PAN: PA-5220" is a Palo Alto firewall.
 const YEARS = /^(?:19|20)\d{2}(?:[ \t]*[-–][ \t]*(?:(?:19|20)\d{2}|present))?$/i;
@@ -51,5 +58,10 @@ export function scrubIdentity(text: string): string {
   if (!HINT.test(text)) return text;
   return text
     .replace(BIRTH_RE, (_all, label: string) => `${label}[BIRTHDATE]`)
-    .replace(ID_RE, (all, label: string, value: string) => (isIdNumber(label, value) ? `${label}[ID]` : all));
+    .replace(ID_RE, (all, label: string, no: string, separator: string, value: string) => {
+      const spaced = /^[ \t]+$/.test(separator);
+      const card = CARD_LABEL.test(label) && (value.match(/\d/g)?.length ?? 0) >= 13;
+      if (spaced && !((no !== '' || SPACED_LABEL.test(label) || card) && EVERY_GROUP_HAS_A_DIGIT.test(value))) return all;
+      return isIdNumber(label, value) ? `${label}${no}${separator}[ID]` : all;
+    });
 }

@@ -15,6 +15,9 @@ export const NOT_NAME_WORDS = new Set(
   ('resume curriculum vitae cv phone number mobile email mail address location linkedin github website portfolio name summary profile objective experience education skills skill contact information info professional work employment history projects project certifications certification references reference referees referee achievements awards languages interests hobbies personal details technical core competencies qualifications career about overview highlights publications training courses volunteer activities page cover letter dear sincerely regards ' +
     'ninja guru expert enthusiast freelancer contractor researcher tester artist photographer engineer developer manager analyst scientist designer architect administrator admin consultant specialist director lead senior junior intern officer coordinator assistant associate executive representative accountant nurse teacher programmer technician software data web full stack frontend backend front back end devops product project marketing sales hr human resources finance financial business operations support customer service network system systems database cloud security mobile ios android java python javascript machine learning head chief vp president founder owner student graduate recruiter writer editor trainer physician doctor pharmacist therapist attorney lawyer paralegal clerk cashier driver chef agent flutter django php node wordpress ' +
     'inc ltd llc company technologies solutions university college school institute bank group corporation the and of for at in on to with new york san los united states kingdom india ' +
+    // The labels of a personal details section ("Passport No — A1234567" on a first line is no header name).
+    'passport license licence no id dob date birth signature declaration place nationality gender marital status religion visa ' +
+
     // "I'm Sam Keller" and "I Am Sam Keller" introduce a name (introduced-names.ts); they are no part of it.
     'im am').split(' '),
 );
@@ -53,8 +56,11 @@ function looksLikeName(value: string): boolean {
   const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
   // A nickname in quotes or brackets between the parts is part of the name ('Robert "Robbie" Chen').
   const unquoted = words.map((w, i) => (i > 0 && i < words.length - 1 ? w.replace(/^["“(](.+)["”)]$/u, '$1') : w));
+  // An initial is never a skill ("Emily R. Thompson", "John C. Whitfield": R and C are languages).
   return unquoted.every(
-    (w, i) => NAME_WORD.test(w) && (isSkillSurname(unquoted, i) || (!NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))))),
+    (w, i) =>
+      NAME_WORD.test(w) &&
+      (/^\p{Lu}\.$/u.test(w) || isSkillSurname(unquoted, i) || (!NOT_NAME_WORDS.has(word(w)) && (!isSkillForm(word(w)) || COMMON_WORD_NAMES.has(word(w))))),
   );
 }
 
@@ -76,13 +82,20 @@ function decideContactName(all: string, label: string, value: string): string {
 export function nameParts(value: string, withParticles = false): string[] {
   return value
     .split(/[\s-]+/)
-    .map((p) => p.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, ''))
+    .map((p) => p.replace(/^[^\p{L}]+|[^\p{L}\p{M}]+$/gu, ''))
     .filter((p) => p.length >= 2 && (withParticles || !PARTICLES.has(p.toLowerCase())));
 }
 
 // A heading word before the header's name on its line: "Resume of Jane Roe", "CV - Jane Roe", "Curriculum Vitae: Jane
 // Roe", "RESUME – JANE ROE", "Biodata of ...".
 const HEADING_PREFIX = /^[ \t]*(?:resume|résumé|cv|c\.v\.|curriculum[ \t]+vitae|bio[ \t-]?data)(?:[ \t]+of[ \t]*[:\-–—]?|[ \t]*[:\-–—][ \t]*(?:of[ \t]+)?)[ \t]*/iu;
+
+// The words of fields a resume's heading may name instead of its person.
+const FIELD_WORDS = new Set(
+  ('management supply chain health public design graphic banking investment research clinical engineering civil mechanical electrical ' +
+    'chemical energy science sciences studies analytics accounting economics medicine nursing pharmacy logistics consulting administration ' +
+    'hospitality retail insurance communications journalism architecture biology chemistry physics mathematics statistics law').split(' '),
+);
 
 // A Markdown heading's marks before the header ("# Jane Roe", "## JANE ROE"), and emphasis around its name ("**Jane
 // Roe** | Engineer").
@@ -102,14 +115,17 @@ export function scrubHeaderName(text: string, found: string[], opts: { givenName
     const prefix = (MARKDOWN_HEADING.exec(line)?.[0] ?? '') + (HEADING_PREFIX.exec(line.replace(MARKDOWN_HEADING, ''))?.[0] ?? '');
     const rest = line.slice(prefix.length);
     const name = headerName(rest.split(/[|•·,]| [-–—] /)[0]!.replace(MARKUP, ''));
+    // After a heading, a field ("Resume – Supply Chain Management", "CV: Clinical Research") is no person.
+    const field = prefix !== '' && name.split(/[ \t]+/).some((w) => FIELD_WORDS.has(w.toLowerCase()));
     // With a Name: line in the head, the first line is a person's only if it starts with a common given name: else it
     // is a banner or an employer ("Power BI | SQL", "Wells Fargo"), whose words would be removed wherever capitalised.
-    if (looksLikeName(name) && (!opts.givenNameFirst || isGivenName(name.split(/[ \t]+/)[0]!))) {
+    if (!field && looksLikeName(name) && (!opts.givenNameFirst || isGivenName(name.split(/[ \t]+/)[0]!))) {
       found.push(name);
       lines[i] = prefix + rest.replace(name, '[NAME]');
       return lines.join('\n');
     }
-    if (!/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;
+    // A heading alone, or a heading and a field ("Resume – Supply Chain Management"): the name may be on the next line.
+    if (!prefix && !/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;
   }
   return text;
 }
@@ -122,11 +138,11 @@ export const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, 
 // takes any letter.
 const spelled = (titles: string) => [...new Set(titles.split(' ').flatMap((t) => [t, t.toUpperCase()]))].map(escapeRe).join('|');
 /** An honorific and the space after it, as a pattern. */
-export const HONORIFIC = `(?:${spelled('Dr Mr Mrs Ms Mx Prof Miss Sir Dame')})\\.?[ \\t]{1,3}`;
+export const HONORIFIC = `(?:${spelled('Dr Mr Mrs Ms Mx Prof Miss Sir Dame Engr Atty Rev Hon')})\\.?[ \\t]{1,3}`;
 const LEADING_HONORIFIC = new RegExp(`^[ \\t]*${HONORIFIC}`, 'u');
 // Each bounded and at least two letters long, maybe after a comma ("Jane Roe, Ph.D., PMP"): the run is linear.
 const POST_NOMINALS = new RegExp(
-  `^(?:[ \\t]{0,3},?[ \\t]{0,3}(?:${spelled('Jr Sr II III IV PhD Ph.D DPhil MD M.D MBA MSc M.Sc MS MA MEng BSc B.Sc BS BA BEng CPA CFA PMP PE P.Eng Esq RN JD LLM MPH DDS CISSP')})\\.?(?![\\p{L}\\d]))+`,
+  `^(?:[ \\t]{0,3},?[ \\t]{0,3}(?:${spelled('Jr Sr II III IV PhD Ph.D DPhil MD M.D MBA MSc M.Sc MS MA MEng BSc B.Sc BS BA BEng CPA CFA PMP PE P.Eng Esq RN JD LLM LLB MPH DDS CISSP MBBS MRCP FRCS ACA ACCA CIMA BSN MSN FNP PharmD DPT')})\\.?(?![\\p{L}\\d]))+`,
   'u',
 );
 
@@ -164,9 +180,11 @@ export function foldName(text: string): string {
 }
 
 const nameRegexes = new Map<string, { re: RegExp; parts: string[] } | null>();
-// Scripts whose words are not set apart by spaces, or whose names take particles without one: Chinese, Japanese, Korean,
-// Thai, Lao, Khmer, Myanmar.
-const SPACELESS_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+// Scripts whose words are not set apart by spaces, or whose names take particles without one: Chinese, Japanese, Korean.
+// (Thai names are written with a space between their parts, which are words too: "ใจดี" is "kind".)
+const SPACELESS_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+// Japanese and Korean particles and honorifics after a name: は が を に の と で も へ や さん 様; 은 는 이 가 을 를 의 에 님 씨 과 와 도.
+const PARTICLE_AFTER = '(?:[はがをにのとでもへや]|さん|様|[은는이가을를의에님씨과와도])';
 
 /** One pattern for the whole names first ("Ada Lovelace" becomes one [NAME]), then each part on its own. */
 function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
@@ -183,12 +201,17 @@ function nameRegex(names: string[]): { re: RegExp; parts: string[] } | null {
   const singles = partLists.flat().filter((p) => !PII_PLACEHOLDERS.includes(`[${p.toUpperCase()}]` as PiiPlaceholder)).map(escapeRe);
   const alternatives = [...new Set([...wholes.sort((a, b) => b.length - a.length), ...singles.sort((a, b) => b.length - a.length)])];
   const parts = [...new Set(partLists.flat().map((p) => p.toLowerCase()))];
-  // A name in a script written without spaces between words ("我叫王伟，", "김민준입니다") has letters on both sides.
-  const bounded = alternatives.filter((a) => !SPACELESS_SCRIPT.test(a));
-  const spaceless = alternatives.filter((a) => SPACELESS_SCRIPT.test(a));
+  // A whole name in a script written without spaces between words ("我叫王伟，", "김민준입니다") has letters on both
+  // sides; one part of it alone keeps its boundaries ("本田" of 本田 花子 is in 本田技研工業).
+  const whole = new Set([...wholes, ...wholeLists.filter((parts) => parts.length === 1).map((parts) => escapeRe(parts[0]!))]);
+  const spaceless = alternatives.filter((a) => whole.has(a) && SPACELESS_SCRIPT.test(a));
+  const bounded = alternatives.filter((a) => !spaceless.includes(a));
+  // One part alone before a particle ("山田は", "민준은"): the word it is a part of ends there.
+  const particled = bounded.filter((a) => SPACELESS_SCRIPT.test(a));
   const pattern = [
     ...(bounded.length ? [`(?<![\\p{L}\\p{N}_\\[])(?:${bounded.join('|')})(?![\\p{L}\\p{N}_])`] : []),
     ...(spaceless.length ? [`(?:${spaceless.join('|')})`] : []),
+    ...(particled.length ? [`(?<![\\p{L}\\p{N}_\\[])(?:${particled.join('|')})(?=${PARTICLE_AFTER})`] : []),
   ].join('|');
   const re = alternatives.length === 0 ? null : { re: new RegExp(pattern, 'giu'), parts };
   if (nameRegexes.size >= 512) nameRegexes.clear();

@@ -135,8 +135,16 @@ import { isSkillForm } from './skills.js';
  *    with dots in it ("CPF: 123.456.789-09"), and after "Driver license", "CPF", "DNI", "NIE", "BSN", "NIN",
  *    "Steuer-ID", "Personalausweis", "Codice Fiscale", "IBAN", "Credit card"; and the names a resume shows are removed
  *    from the candidate's headline, location and skills too (scrubShowing).
+ * 21: a known name is read without its invisible characters, as the text is ("حسین\u200Cزاده"); in Chinese, Japanese
+ *    and Korean only a whole name is found inside words, a part alone before a particle ("山田は"), Thai names as words;
+ *    after a dash a handle starts with a letter or "@" ("GitHub — 2019–2023" is an employer's years); after a space
+ *    alone an id's label is one prose does not use ("credit card 2.0", "sin 100000" stay) and its groups hold digits;
+ *    "Birthday" needs its colon; a signer is read among the last lines only, one per declaration and not past the next
+ *    section's heading, and a signature label at a line's start; after "Resume –" a field is no name, and the name
+ *    may be on the next line; an initial is never a skill ("Emily R. Thompson"); more degrees (MBBS, MRCP, ACCA, ...)
+ *    and titles (Engr., Rev.); a street needs a name between its number and its type ("2021   Square").
  */
-export const SCRUB_RULES_VERSION = 20;
+export const SCRUB_RULES_VERSION = 21;
 
 export interface ScrubOptions {
   /** The candidate's known names (full names or parts); every part of 2+ letters is removed. */
@@ -176,13 +184,15 @@ const SITE_HINT = /(?:site|url|portfolio|blog|homepage|home page)[ \t]*[:\-–�
 const HANDLE_HINT = /(?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)/i;
 // Messaging handles after their label ("Skype: jane.doe.1985", "Skype: live:jane.doe", "Discord: jane#1234", "Telegram:
 // @janedoe", "Telegram @janedoe"), and a link to one on a bare host ("Telegram: t.me/janedoe", "Twitter: x.com/jdoe"):
-// its path goes with it.
-const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{1,3}[-–—][ \t]{1,3}|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))((?:live:)?@?[\w.-]{2,64}(?:#\d{4}(?!\d)|(?:\/[\w.@-]{1,64}){1,3}\/?)?)/giu;
+// its path goes with it. After a dash for the colon, a value starts with a letter or "@": "Twitter - 2015-2018" is an
+// employer and its years.
+const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|viber|instagram|tiktok|keybase|mastodon|twitter)(?:[ \t]+(?:id|handle|name|username))?(?:[ \t]*[:：][ \t]*|[ \t]{1,3}[-–—][ \t]{1,3}(?=[A-Za-z@])|[ \t]{0,3}[-–—]?[ \t]{0,3}(?=@)))((?:live:)?@?[\w.-]{2,64}(?:#\d{4}(?!\d)|(?:\/[\w.@-]{1,64}){1,3}\/?)?)/giu;
 // A code-hosting or LinkedIn handle inside a line ("GitHub ID: janesmith456 | Email: ..."): LINK_LABEL_RE takes one only
 // at the end of its line. Without "ID", "username" and their like the label also heads skills ("GitHub: Actions, Pages"),
 // so the handle then needs a mark of one (a digit, "_", "-", "."). A value running on into a path is a URL, found later.
+// After a dash, as for messaging handles, a value starts with a letter or "@" ("Staff Engineer — GitHub — 2019–2023").
 const PROFILE_HANDLE_HINT = /(?:github|gitlab|bitbucket|linkedin)[ \t]*(?:(?:id|handle|user[ \t]?name|profile|account)[ \t]*)?(?:[:：]|[-–—][ \t])/i;
-const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?(?:[ \t]*[:：]|[ \t]*[-–—](?=[ \t]))[ \t]*)(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
+const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?(?:[ \t]*[:：][ \t]*|[ \t]*[-–—][ \t]+(?=[A-Za-z@])))(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
 
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
@@ -196,7 +206,8 @@ const CAP_WORD = "[A-Z][A-Za-z'’.\\-]{0,30}";
 const CITY_WORD = "[A-Z][A-Za-z'’\\-]{0,30}(?![\\w'’\\-])";
 const UK_POSTCODE = '[A-Z]{1,2}\\d[A-Z\\d]?[ \\t]\\d[A-Z]{2}';
 const STREET_RE = new RegExp(
-  `(?<![\\w.\\-])\\d{1,5}[A-Z]?(?:-\\d{1,5})?[ \\t]+(?:(?:${CAP_WORD}|\\d{1,3}(?:st|nd|rd|th))[ \\t]+){0,4}(?:${STREET_ALT})\\b\\.?` +
+  // A name or an ordinal between the number and the street type: "2021   Square, San Francisco" is a year and an employer.
+  `(?<![\\w.\\-])\\d{1,5}[A-Z]?(?:-\\d{1,5})?[ \\t]+(?:(?:${CAP_WORD}|\\d{1,3}(?:st|nd|rd|th))[ \\t]+){1,4}(?:${STREET_ALT})\\b\\.?` +
     `(?:,?[ \\t]*(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|#)\\.?[ \\t]*#?[A-Za-z0-9\\-]{1,6})?` +
     `(?:,[ \\t]*${CITY_WORD}(?:[ \\t]${CITY_WORD}){0,2}){0,3}(?:,?[ \\t]*(?:\\d{5}(?:-\\d{4})?\\b|${UK_POSTCODE}(?![\\w-])))?`,
   'g',
@@ -275,6 +286,9 @@ function scrubProfileHandles(text: string, spellings: NameSpellings | undefined)
 // pattern, though a model reads "Jane".
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
 
+const cleanKnown = (values: string[] | undefined): string[] | undefined =>
+  values?.map((v) => (/[\u0080-\uffff]/.test(v) ? v.normalize('NFKC').replace(INVISIBLE, '') : v));
+
 /**
  * Line ends as "\n"; full-width and other compatibility forms ("＠", "０９０－１２３４") as the ASCII the patterns know (NFKC);
  * invisible characters removed. Also whether the text is ASCII, as most resumes are: passes for other marks can skip it
@@ -295,8 +309,11 @@ export function scrub(text: string, opts: ScrubOptions = {}): string {
 }
 
 /** The scrubbed text, and the names it showed (a header, a "Name:" line, an introduction): scrub() with what it found. */
-export function scrubShowing(text: string, opts: ScrubOptions = {}): { text: string; shown: string[] } {
+export function scrubShowing(text: string, given: ScrubOptions = {}): { text: string; shown: string[] } {
   const input = normalizeInput(text);
+  // The known values are read as the text is: a name written with a zero-width non-joiner ("حسین\u200Cزاده") is
+  // found in a text that has lost it.
+  const opts = { ...given, names: cleanKnown(given.names), emails: cleanKnown(given.emails), phones: cleanKnown(given.phones) };
   let out = input.text;
   // The known names spell addresses and handles ("questions: janedoe at acme.com"); names the text shows, once found.
   const known = opts.names?.length ? nameSpellings(opts.names) : undefined;

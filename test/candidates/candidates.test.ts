@@ -87,6 +87,17 @@ test('a vector an upload meant to keep, replaced by another upload since it was 
   assert.deepEqual(rows, [{ current: true }], 'one current vector');
 });
 
+test('a skill one candidate wrote three ways that scrub alike is one skill, held by one candidate in the vocabulary', async () => {
+  const id = (await upsert([candidate('zephyr', { name: 'Ada Lovelace', skills: ['Zephyr Portal', 'Zeph\u00ADyr Portal', '\uFF3A\uFF45\uFF50\uFF48\uFF59\uFF52 Portal'] })])).json().items[0].id as string;
+  const orgId = await orgOf(id);
+  const row = (await rt.db.query<{ scrubbed_skills: string[] }>('SELECT scrubbed_skills FROM candidates WHERE id = $1', [id])).rows[0]!;
+  assert.deepEqual(row.scrubbed_skills, ['Zephyr Portal']);
+  // Counted by candidates: the query expander offers the model only skills two candidates or more hold.
+  await rt.db.query("UPDATE candidates SET scrubbed_skills = '{Zephyr Portal,Zephyr Portal}' WHERE id = $1", [id]);
+  const vocabulary = await createCandidateStore(rt.db).skillVocabulary(orgId);
+  assert.equal(vocabulary.find((v) => v.skill === 'Zephyr Portal')?.count, 1);
+});
+
 test('one invalid item rejects the whole batch, lists its path, and writes nothing', async () => {
   const before = await count('candidates');
   const res = await upsert([candidate('ok-1'), candidate('bad', { resume: '' }), candidate('bad2', { yearsExperience: 99 })]);

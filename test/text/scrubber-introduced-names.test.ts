@@ -295,6 +295,8 @@ const kept: Array<[string, string]> = [
   // After a declaration, lines of skills, places and headings are no signer; nor is a signature label's blank or a dish.
   ['what follows a declaration that names no one', 'I certify that I completed:\nMachine Learning\nGoogle Cloud\nApache Kafka\nPlace: New Delhi\nSignature: ____________'],
   ['a signature label that names no person', 'Signature Dish: Paneer Tikka\nSignature: Verified\nSign: Yes'],
+  // A declaration a PDF export left above further sections signs none of their lines.
+  ['the sections after a declaration', 'DECLARATION\nI hereby declare that all of the above is true.\n\nTECHNICAL SKILLS\nAdvanced Excel\nVisual Basic\nTally Prime\nAmazon Redshift\n\nHOBBIES\nReading Novels'],
   ['acronyms and organisations in capitals', "I'm AWS CERTIFIED. I am SAP FICO, SAP MM. Thanks,\nACME\nRegards,\nTHE ACME TEAM\nContact: HR DEPARTMENT | [EMAIL]\nCONTACT: ABC LLC"],
 ];
 

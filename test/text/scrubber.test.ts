@@ -72,6 +72,10 @@ const removed: Array<[string, string, string]> = [
   ['a header name before an em dash', 'Jane Roe — Senior Backend Engineer\nBerlin', '[NAME] — Senior Backend Engineer\nBerlin'],
   // An em dash for a label's colon.
   ['labels with an em dash', 'Name — Jane Roe\nGitHub — janeroe99\nAddress — Flat 2, Rosenweg 5, Zurich\nTelegram — janedoe85', 'Name — [NAME]\nGitHub — [URL]\nAddress — [ADDRESS]\nTelegram — [URL]'],
+  // An initial that is also a language (R, C) is still an initial; a field after a heading leaves the name below it.
+  ['a header name with a middle initial that is a language', 'Emily R. Thompson, RN, BSN\nNurse', '[NAME], RN, BSN\nNurse'],
+  ['a header name below a heading and a field', 'Resume – Supply Chain Management\nMarisol Vega\nSupply chain lead', 'Resume – Supply Chain Management\n[NAME]\nSupply chain lead'],
+  ['degrees after a header name stay, and so does an engineer’s title', 'Dr Priyanka Nair MBBS MRCP\nMRCP exam\nReferences\nEngr. Tunde Bakare, Lagos', 'Dr [NAME] MBBS MRCP\nMRCP exam\nReferences\nEngr. [NAME], Lagos'],
   // A heading before the name on its line.
   ['header name after "Resume of"', 'Resume of Jane Roe\nData analyst; Jane built the dashboards.', 'Resume of [NAME]\nData analyst; [NAME] built the dashboards.'],
   ['header name after "CV -"', 'CV - Jane Roe | jane@x.com', 'CV - [NAME] | [EMAIL]'],
@@ -138,6 +142,11 @@ const kept: Array<[string, string]> = [
   ['spaced full stops near an at', 'Fixed it @ work . Then I worked at acme dot com . Later'],
   ['job-title header', 'Software Engineer\nSummary: builds things'],
   ['a job title after a heading on the first line', 'Resume - Senior Data Engineer\nCV: Machine Learning Engineer'],
+  // After a dash, an employer's years are no handle; after a label without a colon, prose numbers are no id.
+  ['an employer and its years after a dash', 'Staff Engineer — GitHub — 2019–2023\nTwitter - 2015-2018 infra team\nLinkedIn – 2.5 years as SRE\nDiscord — 2021'],
+  ['id labels without a colon in prose', 'Processed credit card 1200000 payments monthly; launched credit card 2.0 in 12 markets; Debit card 2FA in 30 days\nMigré el sistema sin 100000 errores; Obsługa nie 100 000 klientów; TIN 10 to 20 ms; Driver license 2019 to present OCR\nBirthday - May 2021 hackathon'],
+  ['a signature label in a skill line, and a product after one', 'Digital Signature: Elliptic Curve\nUsed Elliptic Curve crypto\nE-Sign: Adobe Sign'],
+  ['a year column before an employer named like a street', '2019 – 2021   Square, San Francisco — Senior Android Engineer\n2016 – 2020 St Andrews University'],
   ['Markdown headings of sections and skills', '# Summary\nBackend engineer\n## Skills — Go, Rust\n**Skills** | Go\nGitHub - Actions, Pages'],
   ['a place in the header', 'Palo Alto | [EMAIL]\nBackend engineer in Palo Alto'],
   ['section header', 'Professional Summary\nExperienced developer'],
@@ -186,6 +195,17 @@ test('a known name in a script written without spaces is removed inside running 
   assert.equal(scrub('저는 김민준입니다. 김민준은 서울에 있습니다.', { names: ['김민준'] }), '저는 [NAME]입니다. [NAME]은 서울에 있습니다.');
   // A Latin name still needs its word boundaries ("Ann" is no part of "Annual").
   assert.equal(scrub('Ann Lee filed the Annual report.', { names: ['Ann Lee'] }), '[NAME] filed the Annual report.');
+});
+
+test('a known name written with a zero-width non-joiner is found in the text, which loses the joiner', () => {
+  const out = scrub('مریم حسین\u200Cزاده\nمهندس داده. Contact: حسین\u200Cزاده', { names: ['مریم حسین\u200Cزاده'] });
+  assert.equal(out, '[NAME]\nمهندس داده. Contact: [NAME]');
+});
+
+test('one part of a name in a script without spaces keeps its boundaries; a Thai name keeps its vowel signs', () => {
+  // 本田 of 本田 花子 is in 本田技研工業 (Honda Motor); ใจดี ("kind") is a word.
+  assert.equal(scrub('本田技研工業で働いた。本田花子です。', { names: ['本田 花子'] }), '本田技研工業で働いた。[NAME]です。');
+  assert.equal(scrub('มีความใจดีและอดทน สมชาย ใจดี', { names: ['สมชาย ใจดี'] }), 'มีความใจดีและอดทน [NAME]');
 });
 
 test('a known name with a soft hyphen or a zero-width joiner inside is removed', () => {
@@ -374,6 +394,7 @@ test('dates of birth and identity numbers after their labels are scrubbed; dates
     // Without a colon, with an em dash, after other countries' labels, with dots in the number.
     ['Date of Birth 1990-05-12; Birthday: 12 May 1990; DOB — 12/05/1990', 'Date of Birth [BIRTHDATE]; Birthday: [BIRTHDATE]; DOB — [BIRTHDATE]'],
     ['Passport Number X1234567, Passport No — A1234567, SSN 123-45-6789, Driver license: D1234567', 'Passport Number [ID], Passport No — [ID], SSN [ID], Driver license: [ID]'],
+    ['IBAN DE89 3704 0044 0532 0130 00, CPF 123.456.789-09, TIN Number 12345678', 'IBAN [ID], CPF [ID], TIN Number [ID]'],
     ['CPF: 123.456.789-09, DNI: 12345678Z, NIE: X1234567L, BSN: 123456782', 'CPF: [ID], DNI: [ID], NIE: [ID], BSN: [ID]'],
     ['Steuer-ID: 12 345 678 901, Personalausweis: T22000129, Codice Fiscale: RSSMRA85T10A562S.', 'Steuer-ID: [ID], Personalausweis: [ID], Codice Fiscale: [ID].'],
     ['IBAN: DE89 3704 0044 0532 0130 00; Credit card 4111 1111 1111 1111', 'IBAN: [ID]; Credit card [ID]'],
