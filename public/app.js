@@ -1,5 +1,5 @@
 // app.js: wires the page together: API key, role form, run view polling, recent runs and #run=<id> routing.
-import { keyStore, onKeyRejected, createRun, cancelRun, listRuns, newIdempotencyKey, RunPoller } from './api.js';
+import { keyStore, onKeyRejected, isTerminal, createRun, cancelRun, listRuns, newIdempotencyKey, RunPoller } from './api.js';
 import { renderRun, appendEvents, renderRecentRuns } from './render.js';
 import { readForm, clearFormErrors, showFormProblem } from './form.js';
 
@@ -29,6 +29,11 @@ onKeyRejected(() => {
 // A key typed but not yet saved still counts, so "paste key, press Start run" just works.
 function ensureKey() {
   const typed = $('api-key').value.trim();
+  if (typed && !/^[\x21-\x7e]+$/.test(typed)) {
+    showKeyStatus('This key contains characters an API key cannot have (spaces, invisible or non-ASCII characters): copy it again.');
+    $('api-key').setAttribute('aria-invalid', 'true');
+    return false;
+  }
   if (typed) {
     keyStore.set(typed);
     $('api-key').removeAttribute('aria-invalid');
@@ -45,7 +50,7 @@ $('key-form').addEventListener('submit', (e) => {
     $('api-key').focus();
     return;
   }
-  ensureKey();
+  if (!ensureKey()) return;
   loadRecentRuns();
   // Resume a run that was waiting for a (valid) key, e.g. after a reload or a 401.
   const id = runIdFromHash() || (current && current.id);
@@ -87,7 +92,13 @@ form.addEventListener('submit', async (e) => {
   submitBtn.disabled = true;
   submitBtn.textContent = 'Starting…';
   try {
-    const run = await createRun(body, submission.key);
+    let run = await createRun(body, submission.key);
+    if (submission.runId === run.id && isTerminal(run.status)) {
+      // its run finished while another run was open (no done() for it): the same role again is a new run
+      submission.key = newIdempotencyKey();
+      submission.runId = null;
+      run = await createRun(body, submission.key);
+    }
     const again = submission.runId === run.id;
     submission.runId = run.id;
     openRun(run.id, run);
@@ -109,11 +120,15 @@ form.addEventListener('submit', async (e) => {
 // ---------- run view ----------
 let current = null; // { id, poller, finished }
 
-function setRunMessage(text, isError = false) {
+function setRunMessage(text, isError = false, fromPoll = false) {
   const box = $('run-message');
   box.textContent = text;
   box.classList.toggle('is-error', isError);
+  box.dataset.fromPoll = fromPoll ? 'true' : '';
 }
+
+// A sentence after a problem's words: one full stop between them, not two ("see errors.. Updates stopped.").
+const then = (text, next) => `${text.replace(/[.\s]+$/, '')}. ${next}`;
 
 function describe(err) {
   const p = err.problem || { title: 'Unexpected error', detail: '' };
@@ -128,12 +143,15 @@ function openRun(id, initialRun) {
   dom.shortlist.replaceChildren();
   dom.status.textContent = '';
   dom.progressSummary.textContent = '';
+  for (const n of [dom.meta, dom.progress, dom.stop, dom.usage, dom.error]) n.replaceChildren();
+  dom.error.hidden = true;
+  dom.cancel.hidden = true;
   dom.runId.textContent = id;
   setRunMessage('');
   const me = { id, finished: false, poller: null };
   const mine = () => current === me; // late answers for a run no longer shown are dropped
   me.poller = new RunPoller(id, {
-    ok: () => { if (mine() && $('run-message').classList.contains('is-error')) setRunMessage(''); },
+    ok: () => { if (mine() && $('run-message').dataset.fromPoll === 'true') setRunMessage(''); },
     run: (run) => {
       if (!mine()) return;
       const hadFocus = document.activeElement === dom.cancel;
@@ -144,7 +162,7 @@ function openRun(id, initialRun) {
     error: (err, fatal, retryIn) => {
       if (!mine()) return;
       const retry = retryIn ? `Retrying in ${Math.ceil(retryIn)} s…` : 'Retrying…';
-      setRunMessage(fatal ? `${describe(err)}. Updates stopped.` : `${describe(err)}. ${retry}`, true);
+      setRunMessage(fatal ? then(describe(err), 'Updates stopped.') : then(describe(err), retry), true, true);
     },
     done: () => {
       if (lastSubmit && lastSubmit.runId === id) lastSubmit = null; // the same role may now be run again

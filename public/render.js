@@ -172,18 +172,20 @@ function entryBody(entry, headingId) {
   const evidence = Array.isArray(entry.evidence) ? entry.evidence : [];
   const noName = !entry.name;
   return [
-    el('h4', { id: headingId, class: 'candidate-name' }, el('span', { class: 'rank-badge' }, 'Rank ', el('span', { class: 'rank' })), ' ', candidateLabel(entry)),
+    // Text from outside (names, ids, the model's words) is isolated from the page's own (<bdi>, dir="auto"): a
+    // right-to-left override in an id ("ats-\u202E9911") would otherwise reverse the labels that follow it.
+    el('h4', { id: headingId, class: 'candidate-name' }, el('span', { class: 'rank-badge' }, 'Rank ', el('span', { class: 'rank' })), ' ', el('bdi', {}, candidateLabel(entry))),
     el('p', { class: 'candidate-meta' },
-      entry.externalId && !noName ? `${entry.externalId} · ` : '',
+      entry.externalId && !noName ? [el('bdi', {}, String(entry.externalId)), ' · '] : '',
       noName ? 'Name unavailable (erased or not given) · ' : '',
       `found in iteration ${isNum(entry.iteration) ? entry.iteration : '—'}`),
     el('p', { class: 'total' }, 'Total score ', el('span', { class: 'total-score' }, isNum(entry.totalScore) ? String(entry.totalScore) : '—'), ' / 100'),
     el('div', { class: 'subscores' }, SUBSCORES.map(([k, label, max]) => subscoreBar(k, label, max, subs[k]))),
-    entry.rationale ? el('p', { class: 'rationale' }, String(entry.rationale)) : null,
+    entry.rationale ? el('p', { class: 'rationale', dir: 'auto' }, String(entry.rationale)) : null,
     evidence.length ? el('h5', {}, 'Evidence') : null,
     evidence.length ? el('ul', { class: 'evidence' }, evidence.map((ev) => el('li', { class: ev.verified === false ? 'unverified' : '' },
       el('span', { class: 'evidence-subscore' }, SUBSCORE_LABEL[ev.subscore] || String(ev.subscore || 'General')), ': ',
-      el('q', {}, String(ev.quote || '')),
+      el('q', { dir: 'auto' }, String(ev.quote || '')),
       ev.verified === false ? el('strong', { class: 'flag' }, ' Unverified quote: not confirmed in the candidate’s text') : null,
     ))) : null,
   ];
