@@ -5,7 +5,7 @@ import type { RunContext } from '../matching/context.js';
 import type { Engine, RoleSpec } from '../matching/domain.js';
 import { roleSpecJson } from '../roles/role-store.js';
 import type { RunParams, Stop } from './run-schemas.js';
-import { appendEvent, endEvent } from './run-store.js';
+import { appendEvent, appendFinishedTrail, endEvent } from './run-store.js';
 import { createRunWrites } from './run-writes.js';
 
 export interface ClaimedRun {
@@ -44,6 +44,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       for (const row of r.rows) {
         const end = endEvent('failed', row.stop, row.error);
         await appendEvent(tx, row.id, end.type, end.data);
+        await appendFinishedTrail(tx, row.id, { status: 'failed', stop: row.stop, error: row.error });
       }
       return r.rows.map((row) => row.id);
     });
@@ -68,6 +69,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       for (const row of r.rows) {
         const end = endEvent('cancelled', row.stop, null);
         await appendEvent(tx, row.id, end.type, end.data);
+        await appendFinishedTrail(tx, row.id, { status: 'cancelled', stop: row.stop, error: null });
       }
       return r.rows.map((row) => row.id);
     });

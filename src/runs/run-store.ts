@@ -199,6 +199,7 @@ export function createRunStore(db: Database) {
           );
           const end = endEvent('cancelled', stop, null);
           await appendEvent(tx, id, end.type, end.data);
+          await appendFinishedTrail(tx, id, { status: 'cancelled', stop, error: null });
         } else if (status === 'running') {
           await tx.query('UPDATE matching_runs SET cancel_requested_at = coalesce(cancel_requested_at, now()) WHERE id = $1', [id]);
         }
@@ -231,6 +232,19 @@ export async function appendEvent(tx: Queryable, runId: string, type: string, da
     [runId, type, JSON.stringify(data)],
   );
   return r.rows[0]?.seq ?? 0;
+}
+
+/**
+ * The trail's run.finished row of a run no worker finished (a queued run cancelled, a sweep of an abandoned or exhausted
+ * run), as a worker's finish writes it: its outcome, with no counts (no context was read). `at` is the transaction's
+ * now(), the run's finished_at. It names no candidate, so no erasure touches it.
+ */
+export async function appendFinishedTrail(tx: Queryable, runId: string, outcome: { status: string; stop: Stop; error: { title: string; detail?: string } | null }): Promise<void> {
+  await tx.query(
+    `INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
+     SELECT id, org_id, 'run.finished', NULL, $2::jsonb, now() FROM matching_runs WHERE id = $1`,
+    [runId, JSON.stringify({ ...outcome, scored: null, unscored: null, durationMs: null })],
+  );
 }
 
 /**

@@ -128,14 +128,27 @@ test('with attempts left: no worker resumes it, it ends cancelled without a mode
   assert.deepEqual(row, { attempts: 1, lease_owner: null }, 'not claimed again');
 });
 
-test('however a run ends, its last event carries its stop, and a failed run’s its error’s title, as the worker writes them', async () => {
-  /** The last event, and what it should say: the run's stop, with `error` the title when it failed. */
+test('however a run ends, its last event carries its stop (a failed run’s its error’s title) and its trail ends with its outcome', async () => {
+  /** The last event, and what it should say: the run's stop, with `error` the title when it failed; and the trail's last row. */
   const ending = async (id: string) => {
     const run = await finished(id);
     const events = (await rt.app!.inject({ url: `/v1/matching-runs/${id}/events?limit=100`, headers: rt.auth() })).json().items;
-    return { last: events.at(-1), expected: { type: run.status === 'failed' ? 'run.failed' : 'run.stopped', data: { ...run.stop, ...(run.error ? { error: run.error.title } : {}) } } };
+    const trail = await rt.db.query<{ kind: string; data: { status: string; stop: unknown; error: unknown } }>(
+      "SELECT kind, data FROM run_trace WHERE run_id = $1 AND kind = 'run.finished'",
+      [id],
+    );
+    return {
+      last: events.at(-1),
+      expected: { type: run.status === 'failed' ? 'run.failed' : 'run.stopped', data: { ...run.stop, ...(run.error ? { error: run.error.title } : {}) } },
+      trail: trail.rows.map((r) => ({ status: r.data.status, stop: r.data.stop, error: r.data.error })),
+      run,
+    };
   };
-  const check = ({ last, expected }: Awaited<ReturnType<typeof ending>>) => assert.deepEqual({ type: last.type, data: last.data }, expected);
+  // No worker finished some of these (a queued cancel, the sweeps): their trail records the outcome all the same.
+  const check = ({ last, expected, trail, run }: Awaited<ReturnType<typeof ending>>) => {
+    assert.deepEqual({ type: last.type, data: last.data }, expected);
+    assert.deepEqual(trail, [{ status: run.status, stop: run.stop, error: run.error }], 'one run.finished row in the trail, with the outcome');
+  };
 
   // Cancelled while queued: no worker ever saw it.
   const queued = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE } });
