@@ -6,7 +6,8 @@ import type { Embedder } from '../embeddings/embedder.js';
 import { scrub, SCRUB_RULES_VERSION, scrubShowing, type ScrubOptions } from '../text/scrubber.js';
 import { extractSkills, isSkillForm, normalizeSkills, skillKey } from '../text/skills.js';
 import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
-import { VectorsMovedError, type CandidateStore, type KeptVector, type PreparedCandidate } from './candidate-store.js';
+import type { CandidateStore, PreparedCandidate } from './candidate-store.js';
+import { VectorsMovedError, type KeptVector } from './candidate-upserts.js';
 
 /** The raw fields a candidate's scrubbed copies are made from. */
 export interface ScrubSource {
