@@ -1,15 +1,15 @@
 // The LLM query expander: search queries and filters, with one tool that tests filters against the live pool.
 import { z } from 'zod';
 import { sendOnce } from '../../db/database.js';
+import { StructuredOutputError, ToolLoopError } from '../../llm/errors.js';
 import { fence, neutraliseFenceTags } from '../../llm/fence.js';
 import { runTools } from '../../llm/tool-runner.js';
 import { createToolRegistry, defineTool, type ToolRegistry } from '../../llm/tools.js';
 import type { SearchFilters } from '../../matching/domain.js';
 import { containsPii } from '../../text/scrubber.js';
 import { closestSkills, skillKey } from '../../text/skills.js';
-import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
-import { StructuredOutputError, ToolLoopError } from '../../llm/errors.js';
 import { createHeuristicQueryExpander } from '../heuristic/query-expander.js';
+import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
 import { callFields, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 /** Handler runs of evaluate_filters per expansion; the tool runner answers further calls with an error result. */
@@ -59,16 +59,17 @@ Answer with the JSON object only: {"queries": [...], "filters": {"skillsAll": [.
 
 type Vocabulary = { list: string[]; byKey: Map<string, string>; suggestible: () => string[] };
 
+// A skill only one candidate holds is that candidate's (a project's or an employer's name is written as a skill too):
+// shown to the model, it would be kept in the run's trail and queries after the candidate's erasure. Offered are the
+// skills of two candidates or more; any skill still works as a filter.
+const MIN_HOLDERS_TO_SUGGEST = 2;
+
 /**
  * The pool's skills are what candidates uploaded (up to 100 characters each), so a suggestion is text a user wrote
  * reaching the model. Only entries shaped like a skill name are offered: a few words of letters, digits and the
  * punctuation skill names use ("C++", "CI/CD", "Google Cloud Platform (GCP)"), with no tag, control token or
  * personal data in them. Any other entry still works as a filter; it is never put in front of the model.
  */
-// A skill only one candidate holds is that candidate's (a project's or an employer's name is written as a skill too):
-// shown to the model, it would be kept in the run's trail and queries after the candidate's erasure. Offered are the
-// skills of two candidates or more; any skill still works as a filter.
-const MIN_HOLDERS_TO_SUGGEST = 2;
 const SKILL_SHAPE = /^[\p{L}\p{N}][\p{L}\p{N} .+#/&()'_-]{0,59}$/u;
 const MAX_SUGGESTION_WORDS = 5;
 const SUGGESTIONS_PER_SKILL = 5;
