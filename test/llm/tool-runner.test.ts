@@ -55,6 +55,18 @@ function unfenced(content: unknown): string {
 }
 const toolResult = (r: RecordedRequest | undefined, i = 0) => JSON.parse(unfenced(toolMessages(r)[i]?.content)) as Record<string, unknown>;
 
+/** A logger at info whose lines are kept, parsed, for a test to read. */
+function logLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: 'info' }, sink) };
+}
+
 test('high fidelity: the tool result reaches the model as a tool message with the right id in the next request', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
@@ -396,16 +408,10 @@ test('a final schema is enforced with the same re-ask rules as ask()', async (t)
 test('each tool call is logged with its duration', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, logger } = logLines();
   const weather = weatherTool();
   h.server.script(fakeReply.toolCall('get_current_weather', { location: 'Boston' }, 'call_log'), fakeReply.text('ok'));
-  await run(h, weather.registry, { logger: pino({ level: 'info' }, sink) });
+  await run(h, weather.registry, { logger });
   const line = lines.find((l) => l.msg === 'tool call');
   assert.equal(line?.tool, 'get_current_weather');
   assert.equal(line?.toolCallId, 'call_log');
@@ -415,20 +421,14 @@ test('each tool call is logged with its duration', async (t) => {
 test('a turn of more tool calls than the per-turn cap is answered for the first ones only; no model text is logged as written', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, logger } = logLines();
   const weather = weatherTool({ maxAttempts: 100 });
   // The first call names no tool of the allow-list, in words a log must not keep; its id says as much.
   const calls = Array.from({ length: 200 }, (_, i) =>
     i === 0 ? { id: 'jane.roe@example.com', name: 'jane.roe@example.com +1 415 555 0132', args: {} } : { id: `call_${i}`, name: 'get_current_weather', args: { location: `City ${i}` } },
   );
   h.server.script(fakeReply.toolCalls(calls), fakeReply.text('ok'));
-  await run(h, weather.registry, { logger: pino({ level: 'info' }, sink) });
+  await run(h, weather.registry, { logger });
 
   assert.equal(MAX_CALLS_PER_TURN, 16);
   assert.equal(weather.calls.length, MAX_CALLS_PER_TURN - 1, 'the handler ran for the calls within the cap');
