@@ -10,12 +10,15 @@ const ORDINAL = '(?:st|nd|rd|th)?';
 const DATE =
   `(?:\\d{1,4}[./\\-]\\d{1,2}[./\\-]\\d{1,4}` +
   `|\\d{1,2}${ORDINAL}[ \\t]+(?:of[ \\t]+)?(?:${MONTHS})\\.?,?[ \\t]+\\d{2,4}` +
-  `|(?:${MONTHS})\\.?[ \\t]+(?:\\d{1,2}${ORDINAL},?[ \\t]+)?\\d{4})`;
+  `|(?:${MONTHS})\\.?[ \\t]+(?:\\d{1,2}${ORDINAL},?[ \\t]+)?\\d{4}` +
+  // 1993年4月12日, 1990年5月; 12 avril 1992 (French months).
+  `|\\d{4}年\\d{1,2}月(?:\\d{1,2}日)?` +
+  `|\\d{1,2}(?:er)?[ \\t]+(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre)[ \\t]+\\d{4})`;
 // The label, and its colon or dash if it has one: a date follows it, which a label alone before a date is enough for
 // ("Date of Birth 1990-05-12").
 // "Birthday" needs its colon: "Birthday - May 2021 hackathon" is an event.
 const BIRTH_LABEL =
-  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento)[ \\t]*[:\\-–—]?[ \\t]*' +
+  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|geboortedatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento|data[ \\t]+di[ \\t]+nascita|data[ \\t]+de[ \\t]+nascimento|n[ée]e?[ \\t]+le|生年月日|생년월일|出生(?:年月|日期)?)[ \\t]*[:：\\-–—]?[ \\t]*' +
   '|birthday[ \\t]*:[ \\t]*|born(?:[ \\t]+on)?[ \\t]*[:\\-–—]?[ \\t]*';
 const BIRTH_RE = new RegExp(`(?<![\\p{L}])(${BIRTH_LABEL})(${DATE})(?![\\p{L}\\d])`, 'giu');
 
@@ -25,7 +28,10 @@ const ID_LABEL =
   "|national[ \\t]+id(?:entity)?(?:[ \\t]+card)?|id[ \\t]+card|driv(?:ing|er['’]?s?)[ \\t]+licen[cs]e|tax[ \\t]+id|tin|voter[ \\t]+id" +
   // Other countries' ("CPF", "DNI", "NIE", "BSN", "NIN", "Steuer-ID", "Personalausweis", "Codice Fiscale"), and bank
   // and card numbers.
-  '|cpf|dni|nie|bsn|nin|steuer[ \\t-]?id|personalausweis(?:nummer)?|codice[ \\t]+fiscale|iban|(?:credit|debit)[ \\t]+card)';
+  '|cpf|dni|nie|bsn|nin|steuer[ \\t-]?id|personalausweis(?:nummer)?|codice[ \\t]+fiscale|iban|(?:credit|debit)[ \\t]+card' +
+  // Licences and registrations ("License #: R 234567", "Medical License: 298765", "DEA: BH1234563", "GMC Number:
+  // 7123456", "NPI: 1234567893"), and "ID No".
+  "|(?:(?:medical|nursing|teaching|professional|practising|practicing)[ \\t]+)?licen[cs]e|dea|gmc|npi|emirates[ \\t]+id|tfn|id)";
 // Groups as such numbers are written, spaces, dashes or dots between them: "A1234567", "123-45-6789", "AB 12 34 56 C",
 // "1234 5678 9012", "ABCDE1234F", "123.456.789-09", "RSSMRA85T10A562S". A group holds a digit, or is one or two
 // letters ("AB", "C").
@@ -51,7 +57,7 @@ function isIdNumber(label: string, value: string): boolean {
 }
 
 // A cheap guard: a text in which no word starts as a label does skips both expressions ("company" and "using" do not).
-const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|date[ \t]+de|fecha|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social|cpf|dni|bsn|steuer|personalausweis|codice|iban|credit|debit)/iu;
+const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|geboorte|date[ \t]+de|fecha|data[ \t]+d|n[ée]e?[ \t]+le|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social|cpf|dni|bsn|steuer|personalausweis|codice|iban|credit|debit|licen|medical|nursing|teaching|profession|practi|dea|gmc|npi|emirates|tfn)|生年月日|생년월일|出生/iu;
 
 /** The text with labelled dates of birth replaced by [BIRTHDATE] and labelled identity numbers by [ID]. */
 export function scrubIdentity(text: string): string {

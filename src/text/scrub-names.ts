@@ -125,7 +125,7 @@ export function scrubHeaderName(text: string, found: string[], opts: { givenName
       return lines.join('\n');
     }
     // A heading alone, or a heading and a field ("Resume – Supply Chain Management"): the name may be on the next line.
-    if (!prefix && !/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae)[\s\p{P}]*$/iu.test(line)) break;
+    if (!prefix && !/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae|lebenslauf|biodata|bio-data)[\s\p{P}]*$/iu.test(line)) break;
   }
   return text;
 }

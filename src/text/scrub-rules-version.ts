@@ -128,5 +128,10 @@
  *    section's heading, and a signature label at a line's start; after "Resume –" a field is no name, and the name
  *    may be on the next line; an initial is never a skill ("Emily R. Thompson"); more degrees (MBBS, MRCP, ACCA, ...)
  *    and titles (Engr., Rev.); a street needs a name between its number and its type ("2021   Square").
+ * 22: addresses after more labels ("Present Address:", "Address for Communication:", "Anschrift:", "Dirección:",
+ *    "住所:"); licences and registrations after their labels ("License #:", "Medical License:", "DEA:", "GMC Number:",
+ *    "NPI:", "ID No:"); dates of birth after other languages' labels ("Née le 12 avril 1992", "Geboortedatum:",
+ *    "生年月日 1993年4月12日", "생년월일:", "出生年月:"); a Markdown link's text that spells its link ("[mayapatel.design](...)");
+ *    a header name under a "Lebenslauf" or "Biodata" heading.
  */
-export const SCRUB_RULES_VERSION = 21;
+export const SCRUB_RULES_VERSION = 22;

@@ -66,6 +66,8 @@ const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|
 const PROFILE_HANDLE_HINT = /(?:github|gitlab|bitbucket|linkedin)[ \t]*(?:(?:id|handle|user[ \t]?name|profile|account)[ \t]*)?(?:[:：]|[-–—][ \t])/i;
 const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?(?:[ \t]*[:：][ \t]*|[ \t]*[-–—][ \t]+(?=[A-Za-z@])))(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
 
+const MARKDOWN_LINK_TEXT_RE = /\[[^\s[\]]{0,200}[./@][^\s[\]]{0,200}\]\(\[URL\]\)/g;
+
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
 
@@ -104,7 +106,10 @@ const PO_BOX_RE = /\bP\.?[ \t]?O\.?[ \t]?Box[ \t]+\d{1,6}\b/gi;
 const UK_POSTCODE_RE = new RegExp(`(?<![\\w-])${UK_POSTCODE}(?![\\w-])`, 'g');
 const US_STATES = 'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY';
 const US_ZIP_RE = new RegExp(`(?<=\\b(?:${US_STATES.replaceAll(' ', '|')}),?[ \\t])\\d{5}(?:-\\d{4})?\\b`, 'g');
-const ADDRESS_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:home|mailing|postal|street|residential|permanent|current)[ \t]+)?address[ \t]*[:\-–—][ \t]*)(\S[^\n]*)$/gim;
+// An address after its label, in English ("Present Address:", "Address for Communication:") and as other languages
+// write it ("Anschrift:", "Dirección:", "住所:").
+const ADDRESS_LABEL_RE =
+  /^([ \t]*(?:[-•*][ \t]*)?(?:(?:(?:home|mailing|postal|street|residential|permanent|current|present|local|correspondence)[ \t]+)?address(?:[ \t]+for[ \t]+(?:communication|correspondence))?|anschrift|adresse|direcci[oó]n|indirizzo|endere[cç]o|住所|주소|现居地|地址)[ \t]*[:：\-–—][ \t]*)(\S[^\n]*)$/gimu;
 
 // ---- entry points ------------------------------------------------------------------------------
 
@@ -208,6 +213,8 @@ export function scrubShowing(text: string, given: ScrubOptions = {}): { text: st
     out = replaceDecided(out, PROFILE_URL_RE, decideUrl);
     out = replaceDecided(out, PATH_URL_RE, decideUrl);
   }
+  // A Markdown link whose target was a link keeps no text that spells it ("[mayapatel.design]([URL])", "[in/mayapatel]").
+  if (out.includes('([URL])')) out = out.replace(MARKDOWN_LINK_TEXT_RE, '[URL]');
   out = out.replace(ADDRESS_LABEL_RE, (_all, label: string) => `${label}[ADDRESS]`);
   // A full street word ends a sentence, not an abbreviation: "Baker Street." keeps its full stop.
   out = out.replace(PO_BOX_RE, '[ADDRESS]').replace(STREET_RE, (hit) => (/[a-z]{4}\.$/.test(hit) ? '[ADDRESS].' : '[ADDRESS]'));

@@ -60,6 +60,10 @@ const removed: Array<[string, string, string]> = [
   ['UK postcode', 'London SW1A 1AA', 'London [ADDRESS]'],
   ['ZIP after a state', 'Springfield, IL 62704', 'Springfield, IL [ADDRESS]'],
   ['address line', 'Address: 456 Main St, Anytown, USA', 'Address: [ADDRESS]'],
+  ['address lines under other labels', 'Present Address: 7/21, Gandhi Nagar, Tiruchirappalli - 620017\nAddress for Communication: 12 MG Road\nAnschrift: Musterweg 3, Köln\n住所：東京都港区1-2-3', 'Present Address: [ADDRESS]\nAddress for Communication: [ADDRESS]\nAnschrift: [ADDRESS]\n住所:[ADDRESS]'],
+  // A Markdown link's text that spells its (personal) target goes with it; words stay.
+  ['Markdown link text of a link', '**Portfolio:** [mayapatel.design](https://mayapatel.design) and [in/mayapatel](https://linkedin.com/in/mayapatel); [my site](https://x.dev)', '**Portfolio:** [URL] and [URL]; [my site]([URL])'],
+  ['a header name under a Lebenslauf heading', 'Lebenslauf\n\nMaximilian Schneider\nSoftwareentwickler', 'Lebenslauf\n\n[NAME]\nSoftwareentwickler'],
   ['name line', 'Name: John Smith', 'Name: [NAME]'],
   ['name line with a dash', 'Name - Jane Smith', 'Name - [NAME]'],
   ['name line with more columns', 'Name: Sarah Johnson   Experience: 2 years', 'Name: [NAME]   Experience: 2 years'],
@@ -395,6 +399,10 @@ test('dates of birth and identity numbers after their labels are scrubbed; dates
     ['Date of Birth 1990-05-12; Birthday: 12 May 1990; DOB — 12/05/1990', 'Date of Birth [BIRTHDATE]; Birthday: [BIRTHDATE]; DOB — [BIRTHDATE]'],
     ['Passport Number X1234567, Passport No — A1234567, SSN 123-45-6789, Driver license: D1234567', 'Passport Number [ID], Passport No — [ID], SSN [ID], Driver license: [ID]'],
     ['IBAN DE89 3704 0044 0532 0130 00, CPF 123.456.789-09, TIN Number 12345678', 'IBAN [ID], CPF [ID], TIN Number [ID]'],
+    // Licences and registrations; dates of birth as other languages label and write them.
+    ['License #: R 234567; NY Medical License: 298765; DEA: BH1234563; GMC Number: 7123456; ID No: 23456789', 'License #: [ID]; NY Medical License: [ID]; DEA: [ID]; GMC Number: [ID]; ID No: [ID]'],
+    ['Née le 12 avril 1992; Geboortedatum: 12-05-1990; 生年月日 1993年4月12日; 생년월일: 1995.03.15; 出生年月:1990年5月', 'Née le [BIRTHDATE]; Geboortedatum: [BIRTHDATE]; 生年月日 [BIRTHDATE]; 생년월일: [BIRTHDATE]; 出生年月:[BIRTHDATE]'],
+    ['License: MIT; License: Apache 2.0; DEA compliance', 'License: MIT; License: Apache 2.0; DEA compliance'],
     ['CPF: 123.456.789-09, DNI: 12345678Z, NIE: X1234567L, BSN: 123456782', 'CPF: [ID], DNI: [ID], NIE: [ID], BSN: [ID]'],
     ['Steuer-ID: 12 345 678 901, Personalausweis: T22000129, Codice Fiscale: RSSMRA85T10A562S.', 'Steuer-ID: [ID], Personalausweis: [ID], Codice Fiscale: [ID].'],
     ['IBAN: DE89 3704 0044 0532 0130 00; Credit card 4111 1111 1111 1111', 'IBAN: [ID]; Credit card [ID]'],
