@@ -82,7 +82,9 @@ form.addEventListener('submit', async (e) => {
   e.preventDefault();
   clearFormErrors();
   if (!ensureKey()) {
-    showFormProblem({ kind: 'no-key', problem: { title: 'No API key', detail: 'Paste your API key above first.', errors: [] } });
+    // A key typed and refused (ensureKey said why beside the field) is not a missing one.
+    const detail = $('api-key').value.trim() ? 'The key typed above cannot be used: see beside it.' : 'Paste your API key above first.';
+    showFormProblem({ kind: 'no-key', problem: { title: 'No API key', detail, errors: [] } });
     return;
   }
   const body = readForm();
@@ -166,7 +168,11 @@ function openRun(id, initialRun) {
     },
     done: () => {
       if (lastSubmit && lastSubmit.runId === id) lastSubmit = null; // the same role may now be run again
-      if (mine()) { me.finished = true; loadRecentRuns(); }
+      if (!mine()) return;
+      me.finished = true;
+      // A cancel's failure said while the run went on is moot once it has ended.
+      if ($('run-message').classList.contains('is-error')) setRunMessage('');
+      loadRecentRuns();
     },
   });
   current = me;
@@ -179,13 +185,15 @@ function openRun(id, initialRun) {
 // which would drop a keyboard user at the top of the page before the hidden-button check below could move it.
 dom.cancel.addEventListener('click', async () => {
   if (!current || dom.cancel.getAttribute('aria-disabled') === 'true') return;
-  const { id, poller } = current;
+  const shown = current;
+  const { id, poller } = shown;
   dom.cancel.setAttribute('aria-disabled', 'true');
   try {
     await cancelRun(id);
-    setRunMessage('Cancellation requested.');
+    if (current === shown) setRunMessage('Cancellation requested.');
   } catch (err) {
-    setRunMessage(err.status === 409 ? 'The run had already finished.' : describe(err), err.status !== 409);
+    // An answer that comes once another run is open is not that run's news.
+    if (current === shown) setRunMessage(err.status === 409 ? 'The run had already finished.' : describe(err), err.status !== 409);
   } finally {
     dom.cancel.removeAttribute('aria-disabled');
     poller.wake(); // fetch the new status now rather than after the current wait

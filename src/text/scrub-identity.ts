@@ -6,20 +6,28 @@
 const MONTHS =
   'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
 const ORDINAL = '(?:st|nd|rd|th)?';
+// French, Dutch, Italian, Spanish and Portuguese months ("12 avril 1992", "12 mei 1990", "12 de mayo de 1990").
+const OTHER_MONTHS =
+  'janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre|januari|februari|maart|mei|juni|juli|augustus|' +
+  'gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|dicembre|enero|febrero|abril|mayo|junio|julio|septiembre|octubre|' +
+  'noviembre|diciembre|janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro|novembro|dezembro';
 // 12/05/1990, 12.05.90, 1990-05-12, 12 May 1990, 12th May, 1990, May 12, 1990, May 1990.
 const DATE =
   `(?:\\d{1,4}[./\\-]\\d{1,2}[./\\-]\\d{1,4}` +
   `|\\d{1,2}${ORDINAL}[ \\t]+(?:of[ \\t]+)?(?:${MONTHS})\\.?,?[ \\t]+\\d{2,4}` +
   `|(?:${MONTHS})\\.?[ \\t]+(?:\\d{1,2}${ORDINAL},?[ \\t]+)?\\d{4}` +
   // 1993年4月12日, 1990年5月; 12 avril 1992 (French months).
-  `|\\d{4}年\\d{1,2}月(?:\\d{1,2}日)?` +
-  `|\\d{1,2}(?:er)?[ \\t]+(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre)[ \\t]+\\d{4})`;
+  `|\\d{4}年\\d{1,2}月(?:\\d{1,2}日生?)?|\\d{4}년[ \\t]?\\d{1,2}월(?:[ \\t]?\\d{1,2}일)?` +
+  // A year and a month alone after a birth label ("出生年月：1990.05").
+  `|\\d{4}[./\\-]\\d{1,2}(?![./\\-]?\\d)` +
+  `|\\d{1,2}(?:er)?[ \\t]+(?:de[ \\t]+)?(?:${OTHER_MONTHS})[ \\t]+(?:de[ \\t]+)?\\d{4})`;
 // The label, and its colon or dash if it has one: a date follows it, which a label alone before a date is enough for
 // ("Date of Birth 1990-05-12").
 // "Birthday" needs its colon: "Birthday - May 2021 hackathon" is an event.
 const BIRTH_LABEL =
-  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|geboortedatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento|data[ \\t]+di[ \\t]+nascita|data[ \\t]+de[ \\t]+nascimento|n[ée]e?[ \\t]+le|生年月日|생년월일|出生(?:年月|日期)?)[ \\t]*[:：\\-–—]?[ \\t]*' +
-  '|birthday[ \\t]*:[ \\t]*|born(?:[ \\t]+on)?[ \\t]*[:\\-–—]?[ \\t]*';
+  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|geboortedatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento|data[ \\t]+di[ \\t]+nascita|data[ \\t]+de[ \\t]+nascimento|n[ée]e?[ \\t]+le|生年月日|생년월일|出生(?:年月|日期)?)[ \\t]*(?:[:：\\-–—][ \\t]*)?' +
+  // One run of spaces on each side of the colon, so that a long run of spaces is read once (not split every way).
+  '|birthday[ \\t]*:[ \\t]*|born(?:[ \\t]+on)?[ \\t]*(?:[:\\-–—][ \\t]*)?';
 const BIRTH_RE = new RegExp(`(?<![\\p{L}])(${BIRTH_LABEL})(${DATE})(?![\\p{L}\\d])`, 'giu');
 
 const NO = '(?:[ \\t]+(?:number|no\\.?|num\\.?|#))?';
@@ -48,7 +56,7 @@ const CARD_LABEL = /^(?:credit|debit)[ \t]+card$/i;
 const EVERY_GROUP_HAS_A_DIGIT = /^[A-Za-z]{0,6}\d[A-Za-z0-9]{0,15}(?:[ \t\-.][A-Za-z]{0,6}\d[A-Za-z0-9]{0,15})*$/;
 // What an identity number has that a year, a span of years or a short code does not ("PAN - 2018", "TIN: 42",
 // "Passport: 2015-2025"). A PAN is written one way (ABCDE1234F): "PAN: PA-5220" is a Palo Alto firewall.
-const YEARS = /^(?:19|20)\d{2}(?:[ \t]*[-–][ \t]*(?:(?:19|20)\d{2}|present))?$/i;
+const YEARS = /^(?:19|20)\d{2}(?:[ \t]*(?:[-–]|to)(?:[ \t]*(?:(?:19|20)\d{2}|present))?)?$/i;
 const PAN = /^[A-Za-z]{5}\d{4}[A-Za-z]$/;
 function isIdNumber(label: string, value: string): boolean {
   if (YEARS.test(value)) return false;

@@ -125,7 +125,8 @@ export function scrubHeaderName(text: string, found: string[], opts: { givenName
       return lines.join('\n');
     }
     // A heading alone, or a heading and a field ("Resume – Supply Chain Management"): the name may be on the next line.
-    if (!prefix && !/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae|lebenslauf|biodata|bio-data)[\s\p{P}]*$/iu.test(line)) break;
+    // After a job title or a Markdown heading ("# Senior Engineer\nWells Fargo") the next line is an employer's.
+    if (!field && !/^[\s\p{P}]*(?:resume|résumé|cv|curriculum vitae|lebenslauf|biodata|bio-data)[\s\p{P}]*$/iu.test(line)) break;
   }
   return text;
 }

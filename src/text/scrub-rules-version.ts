@@ -133,5 +133,10 @@
  *    "NPI:", "ID No:"); dates of birth after other languages' labels ("Née le 12 avril 1992", "Geboortedatum:",
  *    "生年月日 1993年4月12日", "생년월일:", "出生年月:"); a Markdown link's text that spells its link ("[mayapatel.design](...)");
  *    a header name under a "Lebenslauf" or "Biodata" heading.
+ * 23: after a job title or a Markdown heading the next line is no header name ("# Senior Engineer\nWells Fargo"); a
+ *    declaration signs only when it is among the last lines ("I certify SOC 2 controls" further up signs nothing); a
+ *    Markdown link's text goes only when it is a site or a handle ("[Next.js](...)" stays); birth dates as Korean,
+ *    Chinese and other languages write them ("1993년 4월 12일", "1990.05", "12 de mayo de 1990"); "Indirizzo" and
+ *    "Dirección" need a digit to be an address; a span of years ("2019 to present") is no licence; a handle has a letter.
  */
-export const SCRUB_RULES_VERSION = 22;
+export const SCRUB_RULES_VERSION = 23;

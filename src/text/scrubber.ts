@@ -48,7 +48,8 @@ const PATH_TLDS = 'com|org|io|dev|me|co|ai|app|info|uk|in|de|fr|es|nl|ca|au|us|e
 const PATH_URL_RE = new RegExp(`(?<![\\w@.\\-/])[a-z0-9][a-z0-9\\-]{0,62}(?:\\.[a-z0-9\\-]{1,63}){0,3}\\.(?:${PATH_TLDS})/${URL_TAIL}{0,2048}`, 'g');
 const DOMAIN_HINT = new RegExp(`[a-z0-9]\\.(?:${PATH_TLDS}|net|to|sh|ee|site|cv|link)\\b`, 'i');
 const LINK_LABEL_RE = /^([ \t]*(?:[-•*][ \t]*)?(?:(?:personal|my|own)[ \t]+)?(linkedin|github|gitlab|twitter|website|web[ \t]?site|web|portfolio|blog|homepage|home[ \t]page|site|url)(?:[ \t]+(?:id|handle|user[ \t]?name|profile|account))?[ \t]*[:\-–—][ \t]*)([^\s[\]]{2,2048})[ \t]*$/gim;
-const HANDLE = /^@?[A-Za-z0-9_-]{2,39}$/;
+// A handle has a letter: "Twitter - 2015-2018" is an employer and its years.
+const HANDLE = /^@?(?=[\w-]*[A-Za-z])[A-Za-z0-9_-]{2,39}$/;
 // A labelled site inside a line ("Personal site: janedoe.com | ..."): the label says it is a link, so any domain
 // counts, but a known skill ("Web: Node.js") does not. "web" alone is a skills heading, so it is not a label here.
 const INLINE_SITE_RE = /(?<![\p{L}\d])((?:(?:personal|my|own)[ \t]+)?(?:website|web[ \t]?site|portfolio|blog|homepage|home[ \t]page|site|url)[ \t]*[:\-–—][ \t]*)((?:https?:\/\/)?[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){1,4}(?:\/[^\s<>"'[\]()]{0,2048})?)/giu;
@@ -66,7 +67,9 @@ const HANDLE_LABEL_RE = /(?<![\p{L}\d])((?:skype|telegram|discord|wechat|weixin|
 const PROFILE_HANDLE_HINT = /(?:github|gitlab|bitbucket|linkedin)[ \t]*(?:(?:id|handle|user[ \t]?name|profile|account)[ \t]*)?(?:[:：]|[-–—][ \t])/i;
 const PROFILE_HANDLE_RE = /(?<![\p{L}\d])((?:github|gitlab|bitbucket|linkedin)([ \t]+(?:id|handle|user[ \t]?name|profile|account))?(?:[ \t]*[:：][ \t]*|[ \t]*[-–—][ \t]+(?=[A-Za-z@])))(@?[\w.-]{2,64})(?![\w.\-/@])/giu;
 
-const MARKDOWN_LINK_TEXT_RE = /\[[^\s[\]]{0,200}[./@][^\s[\]]{0,200}\]\(\[URL\]\)/g;
+const MARKDOWN_LINK_TEXT_RE = /\[([^\s[\]]{0,200}[./@][^\s[\]]{0,200})\]\(\[URL\]\)/g;
+// Link text that is a site or a handle ("mayapatel.design", "in/mayapatel", "@jdoe"), not a skill ("Next.js", "CI/CD").
+const SITE_SHAPED = /^(?:@[\w.-]+|in\/[\w.-]+|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,24}(?:\/\S*)?)$/i;
 
 /** Sentence punctuation after a link belongs to the sentence. */
 const decideUrl = (m: RegExpExecArray): string => `[URL]${/[.,;:!?]+$/.exec(m[0])?.[0] ?? ''}`;
@@ -214,8 +217,9 @@ export function scrubShowing(text: string, given: ScrubOptions = {}): { text: st
     out = replaceDecided(out, PATH_URL_RE, decideUrl);
   }
   // A Markdown link whose target was a link keeps no text that spells it ("[mayapatel.design]([URL])", "[in/mayapatel]").
-  if (out.includes('([URL])')) out = out.replace(MARKDOWN_LINK_TEXT_RE, '[URL]');
-  out = out.replace(ADDRESS_LABEL_RE, (_all, label: string) => `${label}[ADDRESS]`);
+  if (out.includes('([URL])')) out = out.replace(MARKDOWN_LINK_TEXT_RE, (all, text: string) => (SITE_SHAPED.test(text) && !isSkillForm(text) ? '[URL]' : all));
+  // "Indirizzo" and "Dirección" also name a diploma's field and a management: their value holds a digit when it is an address.
+  out = out.replace(ADDRESS_LABEL_RE, (all, label: string, value: string) => (/^[^:：]*(?:indirizzo|direcci)/i.test(label) && !/\d/.test(value) ? all : `${label}[ADDRESS]`));
   // A full street word ends a sentence, not an abbreviation: "Baker Street." keeps its full stop.
   out = out.replace(PO_BOX_RE, '[ADDRESS]').replace(STREET_RE, (hit) => (/[a-z]{4}\.$/.test(hit) ? '[ADDRESS].' : '[ADDRESS]'));
   if (GERMAN_STREET_HINT.test(out)) out = out.replace(GERMAN_STREET_RE, '[ADDRESS]');

@@ -57,9 +57,11 @@ export function declarationSigners(text: string): { labelled: string[]; bare: st
   }
   const declared = DECLARATION_RE.exec(text);
   if (declared === null) return { labelled, bare };
-  // The lines after the declaration's own (which is prose), within the tail, up to the next section's heading: a
-  // declaration a PDF export left above the skills ("TECHNICAL SKILLS\nVisual Basic\nTally Prime") signs nothing below it.
-  const below = declared.index >= from ? text.slice(declared.index).split('\n').slice(1) : text.slice(from).split('\n');
+  // The lines after the declaration's own (which is prose), up to the next section's heading: a declaration a PDF export
+  // left above the skills ("TECHNICAL SKILLS\nVisual Basic\nTally Prime") signs nothing below it. The declaration is
+  // among the last lines itself: a prose "I certify SOC 2 controls" further up signs nothing either.
+  if (declared.index < from) return { labelled, bare };
+  const below = text.slice(declared.index).split('\n').slice(1);
   const heading = below.findIndex((line) => SECTION_HEADING.test(line));
   const after = heading === -1 ? below : below.slice(0, heading);
   for (const line of after.reverse()) {

@@ -22,12 +22,13 @@ const run = (id: string, status: string, extra: Record<string, unknown> = {}) =>
 });
 const empty = { status: 200, body: { items: [], nextCursor: null } };
 
-test('a failed cancel (503) stays on screen; the next successful poll does not wipe it', { skip: SKIP, timeout: 30_000 }, async () => {
+test('a failed cancel (503) stays on screen while the run goes on, and goes once the run has ended', { skip: SKIP, timeout: 30_000 }, async () => {
   const { page } = await watchedPage(browser.context);
   const id = randomUUID();
+  let status = 'running';
   await stubApi(page, (call): ApiAnswer => {
     if (call.path === `/v1/matching-runs/${id}/cancel`) return { status: 503, headers: { 'retry-after': '5' }, body: { title: 'Database timeout', status: 503, detail: 'retry later' } };
-    if (call.path === `/v1/matching-runs/${id}`) return { status: 200, headers: { etag: '"r"', 'retry-after': '1' }, body: run(id, 'running') };
+    if (call.path === `/v1/matching-runs/${id}`) return { status: 200, headers: { etag: `"${status}"`, 'retry-after': '1' }, body: run(id, status) };
     return empty;
   });
   await page.goto(`${baseUrl}/#run=${id}`);
@@ -37,6 +38,9 @@ test('a failed cancel (503) stays on screen; the next successful poll does not w
   await page.click('#cancel-run');
   await page.waitForTimeout(1500);
   assert.match(await page.textContent('#run-message') ?? '', /Database timeout/);
+  status = 'succeeded';
+  await page.waitForFunction(() => document.getElementById('run-status')?.textContent === 'succeeded');
+  await page.waitForFunction(() => document.getElementById('run-message')?.textContent === '');
   await page.close();
 });
 
