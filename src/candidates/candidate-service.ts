@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
+import { PII_PLACEHOLDERS } from '../text/pii-placeholders.js';
+import { escapeRe } from '../text/scrub-names.js';
 import { scrub, SCRUB_RULES_VERSION, scrubShowing, type ScrubOptions } from '../text/scrubber.js';
 import { extractSkills, isSkillForm, normalizeSkills, skillKey } from '../text/skills.js';
 import type { CandidateInput, UpsertStatus } from './candidate-schemas.js';
@@ -34,7 +36,8 @@ function knownPii(c: Pick<ScrubSource, 'name' | 'email' | 'phone'>): ScrubOption
 }
 
 /** A skill that was nothing but PII ("jane@x.io" became "[EMAIL]") is no skill: it is dropped, not shown as a placeholder. */
-const onlyPlaceholders = (s: string): boolean => !/[\p{L}\p{N}]/u.test(s.replace(/\[(?:EMAIL|PHONE|URL|ADDRESS|NAME)\]/g, ''));
+const PLACEHOLDER_RE = new RegExp(PII_PLACEHOLDERS.map(escapeRe).join('|'), 'g');
+const onlyPlaceholders = (s: string): boolean => !/[\p{L}\p{N}]/u.test(s.replace(PLACEHOLDER_RE, ''));
 
 /**
  * The scrubbed copies of the short fields; the resume's is given (it is scrubbed first: skills may be read from it), with
@@ -159,14 +162,15 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       // Vectors embedded by this upload, by external id: a second write (below) does not pay for them again.
       const fresh = new Map<string, number[]>();
       const write = async (reuse: boolean) => {
-        const kept = (c: PreparedCandidate): KeptVector | null => {
+        const keptOf = (c: PreparedCandidate): KeptVector | null => {
           const before = existing.get(c.externalId);
           return reuse && before?.embedded != null && before.embedded === embeddingText(c) ? { fromHash: before.hash } : null;
         };
-        const toEmbed = changed.filter((c) => kept(c) === null && !fresh.has(c.externalId));
+        const kept = changed.map(keptOf);
+        const toEmbed = changed.filter((c, i) => kept[i] === null && !fresh.has(c.externalId));
         const embedded = toEmbed.length ? await embedder.embed(toEmbed.map(embeddingText), { orgId }) : [];
         toEmbed.forEach((c, i) => fresh.set(c.externalId, embedded[i]!));
-        const vectors = changed.map((c) => kept(c) ?? fresh.get(c.externalId)!);
+        const vectors = changed.map((c, i) => kept[i] ?? fresh.get(c.externalId)!);
         return db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));
       };
       // Another upload of the same candidate replaced a vector this one meant to keep: written again, all embedded.

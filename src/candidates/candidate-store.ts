@@ -77,11 +77,12 @@ export function vectorLiteral(v: number[]): string {
   return `[${v.join(',')}]`;
 }
 
-
 export function createCandidateStore(db: Database) {
   return {
-    /** A row whose scrubbed copies are stale has no current hash: sent again, it is written (and embedded) again. */
-    /** The stored candidates of these external ids, and what an upload may keep of them (candidate-upserts.ts). */
+    /**
+     * The stored candidates of these external ids, and what an upload may keep of them (candidate-upserts.ts). A row
+     * whose scrubbed copies are stale has no current hash: sent again, it is written (and embedded) again.
+     */
     existingHashes: (orgId: string, externalIds: string[], uploaded?: { hashes: ReadonlyMap<string, string>; model: string }) =>
       readExisting(db, orgId, externalIds, uploaded),
     upsert: writeCandidates,

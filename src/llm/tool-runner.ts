@@ -8,6 +8,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { pino } from 'pino';
 import type { z } from 'zod';
+import { logSafeText } from '../text/log-safe-text.js';
 import { estimateTokens, type Budget } from './budget.js';
 import { defaultJudge, type CallUsage, type ChatCaller, type ChatRequest, type ChatResult, type LlmLogger } from './chat.js';
 import { StructuredOutputError, ToolLoopError } from './errors.js';
@@ -15,7 +16,6 @@ import { fence, neutraliseFenceTags } from './fence.js';
 import type { AgentName } from './settings.js';
 import { addUsage, interpretAnswer, judgementOf, NO_USAGE, reaskMessages, responseFormatFor, type Interpretation } from './structured.js';
 import { ToolFailure, validateToolArguments, type ToolRegistry } from './tools.js';
-import { logSafeText } from '../text/log-safe-text.js';
 
 export interface RunToolsOptions<T> {
   caller: ChatCaller;

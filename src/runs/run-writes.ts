@@ -7,9 +7,9 @@ import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { progressOf } from '../matching/context.js';
 import type { Evidence, Subscores } from '../matching/domain.js';
+import { storableJsonText } from '../text/storable.js';
 import type { RunStatus, Stop } from './run-schemas.js';
 import { endEvent } from './run-store.js';
-import { storableJsonText } from '../text/storable.js';
 
 export class LeaseLostError extends Error {
   override name = 'LeaseLostError';

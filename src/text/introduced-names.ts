@@ -317,9 +317,9 @@ export function findIntroducedNames(text: string, found: string[]): void {
   // A signature label's name and a declaration's signer (one: the nearest the end that reads as a name), two words at
   // least, as nothing else marks them a person's.
   const signers = declarationSigners(text);
-  const signer = signers.bare.find((value) => plausibleName(value, 2) !== null);
-  for (const value of [...signers.labelled, ...(signer === undefined ? [] : [signer])]) {
-    const name = plausibleName(value, 2);
+  const asName = (value: string) => plausibleName(value, 2);
+  const signer = signers.bare.map(asName).find((name) => name !== null) ?? null;
+  for (const name of [...signers.labelled.map(asName), signer]) {
     if (name !== null && names.size < MAX_INTRODUCED) names.add(name);
   }
   found.push(...names);

@@ -65,7 +65,8 @@ function isIdNumber(label: string, value: string): boolean {
 }
 
 // A cheap guard: a text in which no word starts as a label does skips both expressions ("company" and "using" do not).
-const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|geboorte|date[ \t]+de|fecha|data[ \t]+d|n[ée]e?[ \t]+le|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social|cpf|dni|bsn|steuer|personalausweis|codice|iban|credit|debit|licen|medical|nursing|teaching|profession|practi|dea|gmc|npi|emirates|tfn)|生年月日|생년월일|出生/iu;
+// A licence's label ends in "licence" or "license", and "Emirates ID" holds "id": each is found by the word it ends in.
+const HINT = /(?<!\p{L})(?:born|birth|d\.?[ \t]?o\.?[ \t]?b|geburt|geboorte|date[ \t]+de|fecha|data[ \t]+d|n[ée]e?[ \t]+le|ssn|sin|passport|pan|aadhaa?r|national|ni|id|driv|tax|tin|voter|social|cpf|dni|bsn|steuer|personalausweis|codice|iban|credit|debit|licen|dea|gmc|npi|tfn)|生年月日|생년월일|出生/iu;
 
 /** The text with labelled dates of birth replaced by [BIRTHDATE] and labelled identity numbers by [ID]. */
 export function scrubIdentity(text: string): string {

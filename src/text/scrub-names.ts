@@ -17,7 +17,6 @@ export const NOT_NAME_WORDS = new Set(
     'inc ltd llc company technologies solutions university college school institute bank group corporation the and of for at in on to with new york san los united states kingdom india ' +
     // The labels of a personal details section ("Passport No — A1234567" on a first line is no header name).
     'passport license licence no id dob date birth signature declaration place nationality gender marital status religion visa ' +
-
     // "I'm Sam Keller" and "I Am Sam Keller" introduce a name (introduced-names.ts); they are no part of it.
     'im am').split(' '),
 );
@@ -112,7 +111,8 @@ export function scrubHeaderName(text: string, found: string[], opts: { givenName
     const line = lines[i]!;
     if (!/\p{L}/u.test(line)) continue;
     seen++;
-    const prefix = (MARKDOWN_HEADING.exec(line)?.[0] ?? '') + (HEADING_PREFIX.exec(line.replace(MARKDOWN_HEADING, ''))?.[0] ?? '');
+    const marks = MARKDOWN_HEADING.exec(line)?.[0] ?? '';
+    const prefix = marks + (HEADING_PREFIX.exec(line.slice(marks.length))?.[0] ?? '');
     const rest = line.slice(prefix.length);
     const name = headerName(rest.split(/[|•·,]| [-–—] /)[0]!.replace(MARKUP, ''));
     // After a heading, a field ("Resume – Supply Chain Management", "CV: Clinical Research") is no person.
