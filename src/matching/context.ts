@@ -38,10 +38,15 @@ export interface RunContext {
   step: StepName;
   usedQueries: string[];
   hints: string[];
-  /** Every candidate retrieval has returned: never retrieved or scored again. */
+  /** Every candidate retrieval has returned, once each: not retrieved again unless released. */
   seenIds: string[];
   /** Retrieved in an earlier round but not picked yet: offered to the reranker again, never re-retrieved. */
   backlog: SearchHit[];
+  /**
+   * Seen and never picked, and dropped from a full backlog (at most MAX_BACKLOG are kept): a later round's retrieval
+   * may return them again, so that no candidate is lost to the cap. Absent from checkpoints written before it existed.
+   */
+  releasedIds?: string[];
   round: RoundState;
   scored: ScoredSummary[];
   unscoredIds: string[];

@@ -50,8 +50,10 @@ const expand: Step = async (ctx, deps) => {
 
 const retrieve: Step = async (ctx, deps) => {
   const limit = Math.max(MIN_RETRIEVE, ctx.params.scoreLimit * RETRIEVE_FACTOR);
+  const released = new Set(ctx.releasedIds);
+  const excludeIds = released.size ? ctx.seenIds.filter((id) => !released.has(id)) : ctx.seenIds;
   const hits = ctx.round.queries.length
-    ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds: ctx.seenIds, limit, call: deps.callContext })
+    ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds, limit, call: deps.callContext })
     : [];
   // The queries are recorded beside the hits: a replay serves these hits to the same queries instead of searching.
   await deps.trace('candidates.retrieved', {
@@ -59,7 +61,11 @@ const retrieve: Step = async (ctx, deps) => {
     queries: ctx.round.queries,
     hits: hits.map((h) => ({ id: h.id, fusedScore: h.fusedScore, vectorRank: h.vectorRank, textRank: h.textRank, distance: h.distance })),
   });
-  return { ...ctx, seenIds: [...ctx.seenIds, ...hits.map((h) => h.id)], round: { ...ctx.round, retrieved: hits } };
+  // A released candidate retrieved again is seen already (counted once) and no longer released.
+  const again = new Set(hits.filter((h) => released.has(h.id)).map((h) => h.id));
+  const seenIds = [...ctx.seenIds, ...hits.filter((h) => !released.has(h.id)).map((h) => h.id)];
+  const releasedIds = again.size ? ctx.releasedIds!.filter((id) => !again.has(id)) : ctx.releasedIds;
+  return { ...ctx, seenIds, ...(releasedIds ? { releasedIds } : {}), round: { ...ctx.round, retrieved: hits } };
 };
 
 const rerank: Step = async (ctx, deps) => {
@@ -76,14 +82,18 @@ const rerank: Step = async (ctx, deps) => {
   const known = new Set(candidates.map((c) => c.id));
   const picked = [...new Set(orderedIds.filter((id) => known.has(id)))].slice(0, ctx.params.scoreLimit);
   const pickedSet = new Set(picked);
-  const backlog = pool
+  const unpicked = pool
     .filter((h) => !pickedSet.has(h.id) && views.has(h.id))
-    .sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1))
-    .slice(0, MAX_BACKLOG);
+    .sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1));
+  const backlog = unpicked.slice(0, MAX_BACKLOG);
+  // What the backlog cannot keep (scoreLimit above 33 retrieves more a round than the cap leaves room for) is
+  // released: a later round's queries may find it again, instead of its being excluded from every retrieval unscored.
+  const dropped = unpicked.slice(MAX_BACKLOG).map((h) => h.id);
+  const releasedIds = dropped.length ? [...(ctx.releasedIds ?? []), ...dropped] : ctx.releasedIds;
   await deps.trace('candidates.reranked', { iteration: ctx.iteration, orderedIds: picked });
   const fused = new Map(pool.map((h) => [h.id, h.fusedScore]));
   const pickedScores = Object.fromEntries(picked.map((id) => [id, fused.get(id) ?? 0]));
-  return { ...ctx, backlog, round: { ...ctx.round, rerankedIds: picked, pickedScores } };
+  return { ...ctx, backlog, ...(releasedIds ? { releasedIds } : {}), round: { ...ctx.round, rerankedIds: picked, pickedScores } };
 };
 
 /** Fans the scorer out; each result is written the moment it exists, so a crash loses nothing scored. */
