@@ -6,9 +6,17 @@ import { isPlaceName } from './place-names.js';
 import { isSkillForm } from './skills.js';
 import { isWellKnownSite } from './well-known-sites.js';
 
-// "Name:", "Full name:", and a relative's ("Father's Name:", "Spouse's name:"), as some resumes give them.
-const NAME_LABEL_RE =
-  /^([ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant|(?:father|mother|parent|spouse|husband|wife|guardian)['’]?s)[ \t]+)?name[ \t]*[:\-–—][ \t]*)([^\n]*)$/gim;
+// A person's own name's label in English ("Name:", "Full name:", "Name of the candidate:") and as other languages write
+// it ("Nombre:", "Nom :", "Prénom :", "Vorname:", "Nachname:", "Nome:", "Naam:", "姓名:", "氏名:", "이름:").
+const OWN_NAME_LABEL =
+  "(?:(?:full|candidate|applicant)[ \\t]+)?name(?:[ \\t]+of[ \\t]+(?:the[ \\t]+)?(?:candidate|applicant))?" +
+  '|nombre(?:[ \\t]+completo)?|apellidos?|nom(?:[ \\t]+complet)?|pr[ée]nom|vorname|nachname|familienname|nome(?:[ \\t]+completo)?|cognome' +
+  '|sobrenome|naam|voornaam|achternaam|姓名|氏名|이름|성명';
+// Those, and a relative's ("Father's Name:", "Spouse's name:", "Spouse:", "Husband:"), as some resumes give them.
+const NAME_LABEL_RE = new RegExp(
+  `^([ \\t]*(?:[-•*][ \\t]*)?(?:${OWN_NAME_LABEL}|(?:father|mother|parent|spouse|husband|wife|guardian)['’]?s[ \\t]+name|spouse|husband|wife)[ \\t]*[:\\-–—][ \\t]*)([^\\n]*)$`,
+  'gimu',
+);
 export const PARTICLES = new Set('de da del della der den van von la le du dos das di bin binti al el ibn st'.split(' '));
 // Words that make a capitalised line a heading or a title rather than a person.
 export const NOT_NAME_WORDS = new Set(
@@ -272,7 +280,7 @@ export function scrubNames(text: string, names: string[], caseInsensitive: boole
 const MAX_LABELLED_NAMES = 8;
 
 // A "Name:" line of the resume's own person (not a relative's), and its value.
-const OWN_NAME_LABEL_RE = /^[ \t]*(?:[-•*][ \t]*)?(?:(?:full|candidate|applicant)[ \t]+)?name[ \t]*[:\-–—][ \t]*([^\n]*)$/i;
+const OWN_NAME_LABEL_RE = new RegExp(`^[ \\t]*(?:[-•*][ \\t]*)?(?:${OWN_NAME_LABEL})[ \\t]*[:\\-–—][ \\t]*([^\\n]*)$`, 'iu');
 // The head of a resume: a person's own "Name:" line is among its first lines; one further down names a project or
 // a referee ("Project 1\nName: Inventory System"), and says nothing of the first line.
 const HEAD_LINES = 6;

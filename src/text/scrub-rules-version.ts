@@ -138,5 +138,11 @@
  *    Markdown link's text goes only when it is a site or a handle ("[Next.js](...)" stays); birth dates as Korean,
  *    Chinese and other languages write them ("1993년 4월 12일", "1990.05", "12 de mayo de 1990"); "Indirizzo" and
  *    "Dirección" need a digit to be an address; a span of years ("2019 to present") is no licence; a handle has a letter.
+ * 24: personal particulars after their labels as [PERSONAL] (scrub-personal.ts): marital status, religion, caste,
+ *    gender, pronouns, nationality, ethnicity, an age that is a number, height, weight, health, disability, political
+ *    views, children, in English and nine other languages ("Familienstand:", "Estado civil:", "性别:", "婚姻状况:"); a
+ *    name after other languages' labels ("Nombre:", "Nom :", "Vorname:", "姓名:", "氏名:", "이름:"), after "Name of the
+ *    candidate:", and a spouse's ("Spouse: John Roe"). Kept: citizenship and work permits ("Visa: H-1B"), the same words
+ *    in prose ("gender - pay gap study"), and a value too long for a particular.
  */
-export const SCRUB_RULES_VERSION = 23;
+export const SCRUB_RULES_VERSION = 24;

@@ -12,6 +12,7 @@ import { scrubEmails } from './scrub-emails.js';
 import { scrubInlineHandles } from './scrub-handles.js';
 import { escapeRe, hasOwnNameLabel, scrubContactNames, scrubHeaderName, scrubNameLabel, scrubNames } from './scrub-names.js';
 import { scrubIdentity } from './scrub-identity.js';
+import { scrubPersonal } from './scrub-personal.js';
 import { KNOWN_PHONE_SEPARATORS, scrubPhones } from './scrub-phones.js';
 import { scrubPersonalSites } from './scrub-sites.js';
 import { isSkillForm } from './skills.js';
@@ -180,7 +181,8 @@ function normalizeInput(text: string): { text: string; ascii: boolean } {
 }
 
 /**
- * Replaces emails, phones, links, street addresses and the candidate's name with typed placeholders. Idempotent.
+ * Replaces emails, phones, links, street addresses, labelled birth dates, identity numbers and personal particulars, and
+ * the candidate's name with typed placeholders. Idempotent.
  * The result is NFKC-normalised, without invisible characters: "＠" and "０９０" come back as "@" and "090" wherever
  * they were not PII.
  */
@@ -228,6 +230,7 @@ export function scrubShowing(text: string, given: ScrubOptions = {}): { text: st
   if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
   // Before the phones: "SSN: 123-45-6789" is an identity number, not a phone.
   out = scrubIdentity(out);
+  out = scrubPersonal(out);
   out = scrubPhones(out, input.ascii);
   // After the patterns, which give "(555) 123-4567" whole: the known values catch what no pattern recognised.
   out = scrubKnown(out, opts);

@@ -348,6 +348,9 @@ test('adversarial 100 KB inputs scrub without catastrophic backtracking: well un
     fill('References\nAb Cd, Ef\n'), fill('REFEREES:\n1. AB CD\n\n'), fill('References: Ab Cd (x), Ef Gh; '), `References\n${fill('Ab Cd\n')}`,
     fill('Jane Doe, Ph.D., PMP, MBA '), fill('Ab Cd Jr. '), fill('AB CD EF, '), distinct((w) => `Referee: ${w} Lee, `),
     fill('References\nAb Cd – Jane Ab (Cd), Ef; '), `References\n${fill('Ab – to Jane Cd, (')}`, fill('REFERENCES AVAILABLE\nJohn Ab\n'),
+    // Rules 24: personal particulars and other languages' name labels.
+    fill('Gender: '), fill(', sex: a'), fill('  Age:  1'), `Marital Status${fill(' ')}x`, fill('| Religion - a '), fill('Caste: a b c d e f g h\n'),
+    fill('性别:'), fill('Nom : '), fill('Spouse: Ab Cd\n'), `Nationality:${fill(' ')}`, fill('Height - 5 ft, Weight: '),
   ];
   for (const input of inputs) {
     // CPU time, so that a loaded machine descheduling the test does not count; backtracking would take minutes.
@@ -394,7 +397,7 @@ test('a text of thousands of "Name:" lines: every value is replaced on its line,
 test('dates of birth and identity numbers after their labels are scrubbed; dates, years and codes without one stay', () => {
   const cases: Array<[string, string]> = [
     ['Date of Birth: 12/05/1990', 'Date of Birth: [BIRTHDATE]'],
-    ['DOB - 1990-05-12 | Nationality: Indian', 'DOB - [BIRTHDATE] | Nationality: Indian'],
+    ['DOB - 1990-05-12 | Nationality: Indian', 'DOB - [BIRTHDATE] | Nationality: [PERSONAL]'],
     ['Born: May 12, 1990', 'Born: [BIRTHDATE]'],
     ['I was born on 12th May 1990 in Lyon.', 'I was born on [BIRTHDATE] in Lyon.'],
     ['Geburtsdatum: 12.05.1990', 'Geburtsdatum: [BIRTHDATE]'],
@@ -430,6 +433,62 @@ test('dates of birth and identity numbers after their labels are scrubbed; dates
     ['Passport 2015 renewal; RFC 9110 compliant; nie wieder', 'Passport 2015 renewal; RFC 9110 compliant; nie wieder'],
   ];
   for (const [text, expected] of cases) assert.equal(scrub(text, { detectNames: false }), expected, text);
+});
+
+test('personal particulars after their labels become [PERSONAL]; the same words elsewhere, and work permits, stay', () => {
+  const text = [
+    'PERSONAL DETAILS',
+    'Marital Status: Married',
+    '• Religion - Hindu',
+    'Gender: Female | Nationality: Indian | Visa: H-1B',
+    'Age: 32, Caste: OBC',
+    'Height: 5 ft 8 in   Weight: 62 kg',
+    'Pronouns: she/her',
+    'Familienstand: verheiratet',
+    'Estado civil: casada',
+    '性别: 女',
+    '婚姻状况: 已婚',
+    'Citizenship: US citizen',
+    'Languages: English, Hindi',
+    'Age: not relevant to the role',
+    'Health: built FHIR integrations for three large hospital clinics in Ohio',
+    'Analytics, gender - pay gap study; married the billing and ledger systems',
+  ].join('\n');
+  assert.equal(
+    scrub(text, { detectNames: false }),
+    [
+      'PERSONAL DETAILS',
+      'Marital Status: [PERSONAL]',
+      '• Religion - [PERSONAL]',
+      'Gender: [PERSONAL] | Nationality: [PERSONAL] | Visa: H-1B',
+      'Age: [PERSONAL], Caste: [PERSONAL]',
+      'Height: [PERSONAL]   Weight: [PERSONAL]',
+      'Pronouns: [PERSONAL]',
+      'Familienstand: [PERSONAL]',
+      'Estado civil: [PERSONAL]',
+      '性别: [PERSONAL]',
+      '婚姻状况: [PERSONAL]',
+      'Citizenship: US citizen',
+      'Languages: English, Hindi',
+      'Age: not relevant to the role',
+      'Health: built FHIR integrations for three large hospital clinics in Ohio',
+      'Analytics, gender - pay gap study; married the billing and ledger systems',
+    ].join('\n'),
+  );
+});
+
+test("a person's name after other languages' labels, and a spouse's, is scrubbed", () => {
+  const cases: Array<[string, string]> = [
+    ['Nombre: Juan Pérez\nIngeniero de datos', 'Nombre: [NAME]\nIngeniero de datos'],
+    ['Nom : Dupont\nPrénom : Marie', 'Nom : [NAME]\nPrénom : [NAME]'],
+    ['Vorname: Hans\nNachname: Müller', 'Vorname: [NAME]\nNachname: [NAME]'],
+    ['姓名: 王小明\n技能: Java', '姓名: [NAME]\n技能: Java'],
+    ['氏名：山田 太郎', '氏名:[NAME]'],
+    ['이름: 김민수', '이름: [NAME]'],
+    ['Name of the candidate: Ravi Teja', 'Name of the candidate: [NAME]'],
+    ['Spouse: John Roe\nHusband - Sam Keller', 'Spouse: [NAME]\nHusband - [NAME]'],
+  ];
+  for (const [text, expected] of cases) assert.equal(scrub(text), expected, text);
 });
 
 test("a relative's name after its label is scrubbed, and wherever the text repeats it", () => {
