@@ -176,7 +176,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError || opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
       const hint = failureHint(failure.status, { model: model!.id });
-      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: batch.join('\n') });
+      throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: batch.join('\n'), kind: failure.kind, retryAfterMs: failure.retryAfterMs });
     }
   }
 

@@ -311,7 +311,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
       const failure = classifyAttempt(err);
       const hint = failureHint(failure.status, body);
-      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent() });
+      throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent(), kind: failure.kind, retryAfterMs: failure.retryAfterMs });
     }
   }
 

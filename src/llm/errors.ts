@@ -1,6 +1,7 @@
 // Named errors of the model layer: each carries a stable code and the HTTP status the error handler maps it to.
 import type { z } from 'zod';
 import { logSafeText } from '../text/log-safe-text.js';
+import type { FailureKind } from './retry.js';
 
 /** What a failure means to an API client; the single error handler maps these to problem+json. */
 export abstract class LlmError extends Error {
@@ -23,12 +24,27 @@ export class ModelCallError extends LlmError {
   readonly retryable: boolean;
   readonly attempts: number;
   readonly reason: string;
+  /** What kind of failure ended the call (src/llm/retry.ts): a run handed back after a rate limit waits it out. */
+  readonly kind: FailureKind;
+  /** The pause the provider asked for with its last refusal, if it asked. */
+  readonly retryAfterMs: number | null;
 
   /**
    * `hint` is ours, not the provider's: what an operator can check, appended after the provider's words. `sent`: the
    * request's text, whose echo in the provider's words is cut (src/text/without-echo.ts).
    */
-  constructor(args: { agent: string; model: string; status: number | null; retryable: boolean; attempts: number; cause: unknown; hint?: string; sent?: string }) {
+  constructor(args: {
+    agent: string;
+    model: string;
+    status: number | null;
+    retryable: boolean;
+    attempts: number;
+    cause: unknown;
+    hint?: string;
+    sent?: string;
+    kind?: FailureKind;
+    retryAfterMs?: number | null;
+  }) {
     const reason = logSafeText(args.cause instanceof Error ? args.cause.message : String(args.cause), 300, args.sent);
     const hint = args.hint ? `; ${args.hint}` : '';
     super(`model call failed for agent ${args.agent} (model ${args.model}, status ${args.status ?? 'none'}, ${args.attempts} attempt(s)): ${reason}${hint}`, { cause: args.cause });
@@ -39,6 +55,8 @@ export class ModelCallError extends LlmError {
     this.retryable = args.retryable;
     this.attempts = args.attempts;
     this.reason = reason;
+    this.kind = args.kind ?? 'other';
+    this.retryAfterMs = args.retryAfterMs ?? null;
   }
 }
 

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Journal } from '../audit/journal.js';
 import { sqlState } from '../db/database.js';
+import { ModelCallError } from '../llm/errors.js';
 import type { RunContext } from '../matching/context.js';
 import { CancelRequested } from '../matching/steps.js';
 import { CancelledAtBoundary, type RunEventInput } from '../matching/workflow.js';
@@ -56,7 +57,7 @@ export function createRunEnding(deps: {
   }
 
   // The next claim builds the run's budget from its ledger rows: this attempt's are written first, as a finish does.
-  async function handBack(runId: string, opts: { countAttempt: boolean }): Promise<void> {
+  async function handBack(runId: string, opts: { countAttempt: boolean; delayMs?: number }): Promise<void> {
     await deps.journal.flush();
     await queue.release(runId, opts);
   }
@@ -94,20 +95,43 @@ export function createRunEnding(deps: {
     // codes and constraint, its words without the values they quote (src/log-errors.ts). The owner reads runError's.
     log.error({ err: cause, sqlState: sqlState(cause) }, isContext(end) ? 'run failed' : 'run could not start');
     const failure = runError(cause);
-    const retryable = (cause as { retryable?: boolean }).retryable !== false && run.attempts < deps.maxAttempts;
+    const pause = providerPause(cause, run.attempts);
+    const retryable = (cause as { retryable?: boolean }).retryable !== false && (!pause.countAttempt || run.attempts < deps.maxAttempts);
     if (retryable) {
       // Only the finish failed: the workflow's last checkpoint, folded into it, is saved on its own, so the next
       // attempt finishes at once instead of making the last step's model calls again.
       // Should that fail too, the next attempt repeats the step, as it did before.
       if (isContext(end) && end.stop && closing.length) await attempt.write((writeId) => queue.checkpoint(end, closing, writeId)).catch(() => {});
-      await attempt.write((writeId) => queue.appendEvent(run.id, 'run.retrying', { attempt: run.attempts, error: `${failure.title}: ${failure.detail}` }, writeId));
-      await attempt.write(() => handBack(run.id, { countAttempt: true }));
+      const retrying = { attempt: run.attempts, error: `${failure.title}: ${failure.detail}`, ...(pause.delayMs > 0 ? { retryInMs: pause.delayMs } : {}) };
+      await attempt.write((writeId) => queue.appendEvent(run.id, 'run.retrying', retrying, writeId));
+      await attempt.write(() => handBack(run.id, pause));
       return;
     }
     await finish(attempt, end, 'failed', { reason: 'error', iteration: end.iteration, reasoning: 'The run failed; see error.' }, failure, closing);
   }
 
   return { finish, interrupted };
+}
+
+// A provider that refuses for a while (a rate limit, an outage) is waited out between attempts, not retried at once:
+// claimed again at once, a run spent its attempts within seconds while the provider still refused.
+/** The pause after a rate limit whose answer named none: per-minute limits reset within a minute. */
+export const RATE_LIMIT_PAUSE_MS = 30_000;
+/** The longest pause before a run handed back may be claimed again. */
+export const MAX_PROVIDER_PAUSE_MS = 300_000;
+const OUTAGE_PAUSE_MS = 5_000;
+
+/**
+ * How a run whose attempt ended with `cause` is handed back: after a rate limit, once the provider's pause (or
+ * RATE_LIMIT_PAUSE_MS) has passed, without counting the attempt (the run's deadline still bounds its waits); after a
+ * provider's fault or a connection lost, counted, after a pause that doubles with each attempt (5, 10, 20 s...) or the
+ * provider's, whichever is longer; otherwise at once, counted.
+ */
+export function providerPause(cause: unknown, attempts: number): { countAttempt: boolean; delayMs: number } {
+  if (!(cause instanceof ModelCallError) || !cause.retryable) return { countAttempt: true, delayMs: 0 };
+  const clamp = (ms: number) => Math.min(MAX_PROVIDER_PAUSE_MS, Math.max(1_000, Math.ceil(ms)));
+  if (cause.kind === 'rate_limited') return { countAttempt: false, delayMs: clamp(cause.retryAfterMs ?? RATE_LIMIT_PAUSE_MS) };
+  return { countAttempt: true, delayMs: clamp(Math.max(cause.retryAfterMs ?? 0, OUTAGE_PAUSE_MS * 2 ** Math.max(0, attempts - 1))) };
 }
 
 function describe(err: unknown): string {

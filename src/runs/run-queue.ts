@@ -52,7 +52,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
 
   /**
    * Ends cancelled the runs asked to cancel whose worker stopped without finishing them (its lease ran out, or it
-   * handed them back): no worker is left to reach the next step boundary, and none is to take them up again (the
+   * handed them back, also to be claimed after a provider's pause): no worker is left to reach the next step boundary, and none is to take them up again (the
    * claim leaves them to this sweep), whatever attempts they have left.
    */
   async function cancelAbandoned(): Promise<string[]> {
@@ -61,7 +61,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
       const r = await tx.query<{ id: string; stop: Stop }>(
         `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL,
            lease_expires_at = NULL, stop = jsonb_build_object('reason', 'cancelled', 'iteration', (progress->>'iteration')::int, 'reasoning', $1::text)
-         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND cancel_requested_at IS NOT NULL
+         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
+                        AND cancel_requested_at IS NOT NULL
                       FOR UPDATE SKIP LOCKED)
          RETURNING id, stop`,
         [reasoning],
@@ -144,15 +145,16 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     },
 
     /**
-     * Hands a run back so the next worker may claim it at once. On shutdown the claim does not count
-     * as an attempt; after a failure it does (so a run that always fails reaches the attempt cap).
+     * Hands a run back so the next worker may claim it at once, or once `delayMs` has passed (a provider's pause). On
+     * shutdown or after a rate limit the claim does not count as an attempt; after a failure it does (so a run that
+     * always fails reaches the attempt cap).
      */
-    async release(runId: string, opts: { countAttempt: boolean }): Promise<void> {
+    async release(runId: string, opts: { countAttempt: boolean; delayMs?: number }): Promise<void> {
       await db.query(
-        `UPDATE matching_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second',
+        `UPDATE matching_runs SET lease_owner = NULL, lease_expires_at = now() + $4 * interval '1 millisecond',
            attempts = CASE WHEN $3 THEN attempts ELSE greatest(attempts - 1, 0) END, version = version + 1
          WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
-        [runId, workerId, opts.countAttempt],
+        [runId, workerId, opts.countAttempt, opts.delayMs && opts.delayMs > 0 ? Math.round(opts.delayMs) : -1000],
       );
     },
 
