@@ -30,7 +30,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
   async function failExhausted(): Promise<string[]> {
     return db.withTransaction(async (tx) => {
       const r = await tx.query<{ id: string; stop: Stop; error: { title: string } }>(
-        `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL,
+        `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
            stop = jsonb_build_object('reason', 'error', 'iteration', (progress->>'iteration')::int,
                                      'reasoning', 'The run failed on every attempt.'),
            error = jsonb_build_object('title', 'Attempts exhausted',
@@ -59,7 +59,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     return db.withTransaction(async (tx) => {
       const reasoning = 'Cancelled on request; the shortlist keeps what was scored.';
       const r = await tx.query<{ id: string; stop: Stop }>(
-        `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL,
+        `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
            lease_expires_at = NULL, stop = jsonb_build_object('reason', 'cancelled', 'iteration', (progress->>'iteration')::int, 'reasoning', $1::text)
          WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
                         AND cancel_requested_at IS NOT NULL

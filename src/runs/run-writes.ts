@@ -162,7 +162,10 @@ export function createRunWrites(db: Database, workerId: string) {
     },
 
     async finish(
-      /** The run's last context; or, for a run that ended before its context was read, its id: its checkpoint and progress stay. */
+      /**
+       * The run's last context; or, for a run that ended before its context was read, its id: its progress stays. A
+       * finished run is never resumed: its checkpoint (~20 KB, read only by a claim) is dropped.
+       */
       ctx: RunContext | { runId: string },
       status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
       stop: Stop,
@@ -178,15 +181,15 @@ export function createRunWrites(db: Database, workerId: string) {
       // names no candidate (no erasure can touch it); nothing is written unless the lease is still this worker's.
       const r = await db.query(
         `WITH r AS (
-           UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = coalesce($6::json, checkpoint),
-             progress = coalesce($7::jsonb, progress), finished_at = now(),
-             lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($8::text[]),
-             last_write = $12
-           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $12
+           UPDATE matching_runs SET status = $3, stop = $4, error = $5, checkpoint = NULL,
+             progress = coalesce($6::jsonb, progress), finished_at = now(),
+             lease_owner = NULL, lease_expires_at = NULL, version = version + 1, event_seq = event_seq + cardinality($7::text[]),
+             last_write = $11
+           WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $11
            RETURNING event_seq, org_id, finished_at),
-         e AS (${eventsInsertSql('$1', '$8', '$9', '$10')}),
+         e AS (${eventsInsertSql('$1', '$7', '$8', '$9')}),
          t AS (INSERT INTO run_trace (run_id, org_id, kind, candidate_id, data, at)
-               SELECT $1, r.org_id, 'run.finished', NULL, $11::jsonb, r.finished_at FROM r)
+               SELECT $1, r.org_id, 'run.finished', NULL, $10::jsonb, r.finished_at FROM r)
          SELECT 1 FROM r`,
         [
           ctx.runId,
@@ -194,7 +197,6 @@ export function createRunWrites(db: Database, workerId: string) {
           status,
           storableJsonText(stop),
           error ? storableJsonText(error) : null,
-          'params' in ctx ? storableJsonText(ctx) : null,
           'params' in ctx ? JSON.stringify(progressOf(ctx)) : null,
           ...eventColumns(all),
           storableJsonText(finished),

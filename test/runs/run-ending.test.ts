@@ -104,6 +104,9 @@ test('a run whose finish failed is handed back with its last checkpoint: the nex
     const types = events.map((e) => e.type);
     assert.equal(types.filter((t) => t === 'iteration.reflected').length, 1, types.join(' '));
     assert.deepEqual(types.slice(-4), ['iteration.reflected', 'run.retrying', 'run.resumed', 'run.stopped']);
+    // A finished run is never resumed: the checkpoint that finished it is not kept.
+    const kept = await rt.db.query('SELECT 1 FROM matching_runs WHERE id = $1 AND checkpoint IS NOT NULL', [run.id]);
+    assert.equal(kept.rowCount, 0);
   } finally {
     await worker.stop(2_000);
   }
@@ -116,9 +119,9 @@ test('a run whose lease ran out on its last attempt is not claimed again: the at
   const queue = createRunQueue(rt.db, { workerId: 'w-cap', leaseMs: 60_000, maxAttempts: 1 });
   assert.equal((await queue.claim())?.id, id);
   // Its worker died: the lease runs out. A worker that starts (and claims at once) must not take it a second time.
-  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second', checkpoint = '{}' WHERE id = $1", [id]);
   assert.equal(await queue.claim(), null);
   await queue.failExhausted();
-  const row = (await rt.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM matching_runs WHERE id = $1', [id])).rows[0];
-  assert.deepEqual(row, { status: 'failed', attempts: 1 });
+  const row = (await rt.db.query<{ status: string; attempts: number; kept: boolean }>('SELECT status, attempts, checkpoint IS NOT NULL AS kept FROM matching_runs WHERE id = $1', [id])).rows[0];
+  assert.deepEqual(row, { status: 'failed', attempts: 1, kept: false });
 });
