@@ -60,6 +60,8 @@ export function createConfiguredLlmEngine(
 
 const VOCABULARY_TTL_MS = 60_000;
 const VOCABULARY_MAX_AGE_MS = 15 * 60_000;
+// Up to 1,000 skills (~140 KB) an organisation: a process serving many keeps the most recently used, as term-rarity.ts.
+const VOCABULARY_MAX_ORGANISATIONS = 64;
 
 export function createAgentsFactory(config: Config, services: Services) {
   // Every expansion reads it (a GROUP BY over every candidate's skills); a minute-old vocabulary only
@@ -67,7 +69,9 @@ export function createAgentsFactory(config: Config, services: Services) {
   // Recomputed in the background once that old, so that no expansion but an organisation's first waits for it.
   // The expander suggests the vocabulary's skills to a model: an erased candidate's must not outlive the erasure, in
   // whichever process it was made, so each expansion checks the organisation's erasure count (one indexed read).
-  const vocabulary = memoizeUntilErased(services.db, VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary);
+  const vocabulary = memoizeUntilErased(services.db, VOCABULARY_TTL_MS, VOCABULARY_MAX_AGE_MS, services.candidateStore.skillVocabulary, {
+    maxKeys: VOCABULARY_MAX_ORGANISATIONS,
+  });
   const pool: PoolInsight = { skillVocabulary: vocabulary.current, countMatching: services.candidateStore.countMatching };
   const heuristic = createHeuristicAgents(pool);
   // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.

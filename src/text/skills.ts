@@ -3,6 +3,8 @@
 // Table rows read "Canonical|alias|alias". Prefixes change how a form is found in prose (normalizeSkill
 // accepts every form regardless): "~" never in prose (too ambiguous: "node", "ts"), "=" only with the
 // exact case written ("Swift", "Spark", "REST"), "!" exact case and a list or language context ("Go", "R", "C").
+import { ownCopy } from './own-copy.js';
+
 const TABLE: readonly string[] = [
   // languages
   'JavaScript|js|javascript|ecmascript|es6|es2015|vanilla js', 'TypeScript|~ts', 'Python|python3|python 3|~py',
@@ -139,8 +141,10 @@ function proseTokens(text: string): Token[] {
     let parts = PART_CACHE.get(m[0]);
     if (!parts) {
       if (PART_CACHE.size > 50_000) PART_CACHE.clear();
-      parts = wordParts(m[0]);
-      PART_CACHE.set(m[0], parts);
+      // A copy: the match would keep the whole text alive in the cache (own-copy.ts).
+      const word = ownCopy(m[0]);
+      parts = wordParts(word);
+      PART_CACHE.set(word, parts);
     }
     for (const p of parts) out.push({ text: p.text, lower: p.lower, start: m.index + p.offset, end: m.index + p.offset + p.text.length, split: p.split });
   }

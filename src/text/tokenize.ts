@@ -1,5 +1,6 @@
 // Word tokens for lexical matching and hashing: lowercase, stopwords out, lightly stemmed, tech tokens whole.
 // One-word skill aliases become their canonical word, so "k8s" and "Kubernetes" are the same token.
+import { ownCopy } from './own-copy.js';
 import { PII_PLACEHOLDERS } from './pii-placeholders.js';
 import { isSkillForm, skillKey } from './skills.js';
 
@@ -73,8 +74,10 @@ export function tokenize(text: string): string[] {
     let tokens = WORD_CACHE.get(m[0]);
     if (!tokens) {
       if (WORD_CACHE.size > 50_000) WORD_CACHE.clear();
-      tokens = wordTokens(m[0]);
-      WORD_CACHE.set(m[0], tokens);
+      // A copy: the match would keep the whole text alive in the cache (own-copy.ts).
+      const word = ownCopy(m[0]);
+      tokens = wordTokens(word);
+      WORD_CACHE.set(word, tokens);
     }
     for (const t of tokens) out.push(t);
   }
