@@ -2,7 +2,9 @@
 // process gets the same instance with the operations routes alone (/healthz, /readyz, /metrics).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import fastifyCors from '@fastify/cors';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -18,12 +20,13 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
-import { BadRequestError, ServiceUnavailableError, TooManyRequestsError } from './errors.js';
+import { AppError, BadRequestError, ServiceUnavailableError, TooManyRequestsError } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { fastValidatorCompiler } from './http/validation.js';
 import { registerErrorHandling, sendFrameworkProblem } from './http/error-handler.js';
 import { FinishedRunCache } from './http/finished-runs.js';
 import { completeDocument } from './http/openapi.js';
+import { PROBLEM_CONTENT_TYPE, problem } from './http/problem.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { docsSecurityHeaders, isDocsUrl, securityHeaders } from './http/security-headers.js';
 import { SharedRateLimitStore } from './http/rate-limit-store.js';
@@ -44,6 +47,30 @@ function parseQueryWithoutEmpties(query: string): Record<string, unknown> {
   const parsed = parseQuery(query);
   for (const key of Object.keys(parsed)) if (parsed[key] === '') delete parsed[key];
   return parsed;
+}
+
+// Fatal: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. A byte order mark is dropped.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+const notUtf8Charset = (charset: string) =>
+  new AppError(415, 'unsupported_media_type', 'Unsupported media type', `JSON is sent as UTF-8; this body says it is ${JSON.stringify(charset.slice(0, 40))}. Send it as UTF-8, with charset=utf-8 or no charset.`);
+
+/** Answers a request Node's HTTP parser refused, as a problem document; a connection already broken is just closed. */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time.']
+        : [400, 'The request is not valid HTTP (a header holds a control character, or its length is given twice or in two ways).'];
+  const body = JSON.stringify(problem(status, status === 400 ? 'bad_request' : status === 431 ? 'headers_too_large' : 'request_timeout', STATUS_CODES[status]!, detail));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 const prototypeKey = () =>
@@ -90,8 +117,16 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     requestIdHeader: false,
     routerOptions: { querystringParser: parseQueryWithoutEmpties },
     ajv: { customOptions: { removeAdditional: false } },
-    // Deeply nested or huge JSON is refused by the parser and the schemas, never by a crash.
-    forceCloseConnections: true,
+    // On close, connections without a request in flight are closed at once; a request being answered (an upload taking
+    // seconds) is answered first. All of them closed, a client got no answer and could not tell whether its write was
+    // kept. The process's shutdown deadline (close-with-grace) still bounds the wait.
+    forceCloseConnections: 'idle',
+    // A client that stops sending half-way through its request gives its connection back after this long (fastify's
+    // default is never): the whole request, head and body, must arrive within it.
+    requestTimeout: 120_000,
+    // Requests Node's parser refuses (a control character in a header, conflicting lengths, headers too large) are
+    // answered with a problem document too, not fastify's own JSON.
+    clientErrorHandler: answerClientError,
     // A path the router cannot read (bad percent-encoding, a parameter over 100 characters) is refused before any
     // hook runs: the answer gets the headers the onRequest hook below would have set, and is a problem document.
     frameworkErrors: (err, request, reply) => {
@@ -114,8 +149,18 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   // the answer says what is wrong with it instead.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
-    if (body.length === 0) return done(null, undefined);
+  // JSON is UTF-8 (RFC 8259): a body that is not was stored with U+FFFD where its bytes were, and a charset naming
+  // another encoding was ignored. Both are refused, and nothing is written.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    if (raw.length === 0) return done(null, undefined);
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) return done(notUtf8Charset(charset), undefined);
+    let body: string;
+    try {
+      body = UTF8.decode(raw);
+    } catch {
+      return done(new BadRequestError('The body is not valid UTF-8: send JSON encoded as UTF-8.'), undefined);
+    }
     parseJson(request, body, (err, parsed) => done(err && isJson(body) ? prototypeKey() : err, parsed));
   });
   registerErrorHandling(app);
@@ -168,6 +213,8 @@ async function registerApiPlugins(app: FastifyInstance, config: Config): Promise
   if (config.CORS_ORIGINS.length) {
     await app.register(fastifyCors, {
       origin: config.CORS_ORIGINS,
+      // @fastify/cors allows GET, HEAD and POST unless told: a browser could not erase a candidate (DELETE).
+      methods: ['GET', 'HEAD', 'POST', 'DELETE'],
       exposedHeaders: ['etag', 'location', 'retry-after', 'x-request-id'],
       allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match'],
     });

@@ -91,11 +91,30 @@ function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, o
   return new LazyRequestLogger(logger, bindings, opts) as unknown as FastifyBaseLogger;
 }
 
+// The query parameters the API reads; any other's value is logged as [REDACTED]: a client that puts its key in the
+// query string ("?api_key=...", refused 401) must not find it in the logs.
+const LOGGED_QUERY_PARAMETERS = new Set(['limit', 'cursor', 'status', 'after', 'from', 'to', 'groupBy']);
+
+/** The request's URL as a log line carries it: the values of query parameters the API does not read redacted. */
+export function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return eq < 0 || LOGGED_QUERY_PARAMETERS.has(name) ? pair : `${name}=[REDACTED]`;
+    });
+  return `${url.slice(0, q)}?${query.join('&')}`;
+}
+
 /** A request and a reply in a log line, as fastify's own logger writes them (its lib/logger-pino.js). */
 const requestSerializers = {
   req: (request: FastifyRequest) => ({
     method: request.method,
-    url: request.url,
+    url: loggedUrl(request.url),
     version: request.headers['accept-version'],
     host: request.host,
     remoteAddress: request.ip,

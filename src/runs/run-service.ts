@@ -26,7 +26,9 @@ class IdempotentReplay extends Error {}
 
 function requestHash(req: StartRunRequest): string {
   const { orgId: _orgId, idempotencyKey: _key, ...body } = req;
-  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+  // A role id is a UUID, whichever case it is spelt in: a retry that spells it in capitals is the same request.
+  const same = body.roleId === undefined ? body : { ...body, roleId: body.roleId.toLowerCase() };
+  return createHash('sha256').update(JSON.stringify(same)).digest('hex');
 }
 
 export function createRunService(deps: {

@@ -114,6 +114,14 @@ test('the service at LOG_LEVEL=info: fastify’s request lines with the request 
     assert.deepEqual(mine[1]!.res, { statusCode: 200 }, 'fastify’s serializers apply');
     assert.equal(typeof mine[1]!.responseTime, 'number');
     assert.deepEqual(Object.keys(mine[0]!.req as object).sort(), ['host', 'method', 'remoteAddress', 'url']);
+    // A key sent in the query string (refused 401) is not logged; the parameters the API reads are.
+    const keyed = await chatty.app.inject({ url: '/v1/roles?limit=5&api_key=tm_secret_in_query&cursor=abc' });
+    assert.equal(keyed.statusCode, 401);
+    await flush();
+    const lines = chatty.logs.filter((l) => l.reqId === keyed.headers['x-request-id']);
+    assert.ok(lines.length > 0);
+    assert.ok(!JSON.stringify(chatty.logs).includes('tm_secret_in_query'), 'the key is in no log line');
+    assert.equal((lines[0]!.req as { url: string }).url, '/v1/roles?limit=5&api_key=[REDACTED]&cursor=abc');
   } finally {
     await chatty.close();
   }

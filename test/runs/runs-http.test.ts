@@ -229,8 +229,16 @@ test('10 simultaneous POSTs with one Idempotency-Key start one run; another body
   const other = await startRun({ ...body, maxIterations: 2 }, { 'idempotency-key': 'same-key-1' });
   assert.equal(other.statusCode, 422);
   assert.equal(other.json().status, 422);
+  // A stored role's id is a UUID, whichever case a retry spells it in: the same request, the same run.
+  const roleId = (await rt.db.query<{ role_id: string }>('SELECT role_id FROM matching_runs WHERE id = $1', [answers[0]!.json().id])).rows[0]!.role_id;
+  const byId = (id: string) => startRun({ roleId: id, maxIterations: 1 }, { 'idempotency-key': 'same-key-2' });
+  const first = await byId(roleId);
+  const again = await byId(roleId.toUpperCase());
+  assert.equal(first.statusCode, 202, first.body);
+  assert.equal(again.statusCode, 202, again.body);
+  assert.equal(again.json().id, first.json().id);
   // Leave the queue empty for the tests that follow.
-  await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${answers[0]!.json().id}/cancel`, headers: rt.auth() });
+  for (const id of [answers[0]!.json().id, first.json().id]) await rt.app!.inject({ method: 'POST', url: `/v1/matching-runs/${id}/cancel`, headers: rt.auth() });
 });
 
 test('a run whose worker died is resumed from its checkpoint without re-scoring anyone', async () => {

@@ -66,6 +66,16 @@ const CASES: Case[] = [
   { name: 'XML', method: 'POST', url: '/v1/candidates', body: '<candidates/>', headers: { 'content-type': 'application/xml' }, status: 415, detail: /Content-Type: application\/json \(this request's was "application\/xml"\)/ },
   { name: 'form-encoded', method: 'POST', url: '/v1/matching-runs', body: 'roleId=x', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415, detail: /Content-Type: application\/json/ },
   { name: 'a body without a content type', method: 'POST', url: '/v1/roles', body: '{"title":"x"}', headers: { 'content-type': '' }, status: 415, detail: /Content-Type: application\/json \(this request's had none\)/ },
+  // JSON is UTF-8: Latin-1 bytes were stored with U+FFFD in their place, and another charset was read as UTF-8.
+  {
+    name: 'a body that is not UTF-8',
+    method: 'POST',
+    url: '/v1/candidates',
+    body: Buffer.from('{"candidates":[{"externalId":"u-1","name":"Jos\xe9 M\xfcller","resume":"Go engineer"}]}', 'latin1'),
+    status: 400,
+    detail: /not valid UTF-8/,
+  },
+  { name: 'a charset other than UTF-8', method: 'POST', url: '/v1/roles', body: '{"title":"x","description":"y"}', headers: { 'content-type': 'application/json; charset=iso-8859-1' }, status: 415, detail: /"iso-8859-1"/ },
   { name: 'a role over 1 MiB', method: 'POST', url: '/v1/roles', body: JSON.stringify(roleWith({ description: 'x'.repeat(1_100_000) })), status: 413, detail: /larger than this route accepts \(1 MiB/ },
   { name: 'a run over 1 MiB', method: 'POST', url: '/v1/matching-runs', body: JSON.stringify({ role: roleWith({ description: 'x'.repeat(1_100_000) }) }), status: 413 },
   { name: 'candidates over 64 MiB', method: 'POST', url: '/v1/candidates', body: `{"candidates":[{"externalId":"b","resume":"${'x'.repeat(65 * 1024 * 1024)}"}]}`, status: 413, detail: /\(64 MiB of JSON\)\. Send the candidates in smaller batches/ },
@@ -159,7 +169,7 @@ test('hostile JSON and parameters: each answers a quick 4xx problem document, wr
       method: c.method ?? 'GET',
       url,
       headers: { ...rt.auth(), ...(c.body !== undefined ? { 'content-type': 'application/json' } : {}), ...c.headers },
-      ...(c.body !== undefined ? { payload: typeof c.body === 'string' ? c.body : JSON.stringify(c.body) } : {}),
+      ...(c.body !== undefined ? { payload: typeof c.body === 'string' || Buffer.isBuffer(c.body) ? c.body : JSON.stringify(c.body) } : {}),
     });
     const cpu = process.cpuUsage(started);
     const ms = (cpu.user + cpu.system) / 1000;
@@ -181,6 +191,9 @@ test('hostile JSON and parameters: each answers a quick 4xx problem document, wr
   assert.equal((await rt.app!.inject({ url: '/readyz' })).statusCode, 200);
   const fine = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: ROLE });
   assert.equal(fine.statusCode, 201, 'a valid request still works afterwards');
+  // UTF-8 said so, and a byte order mark before the JSON, are fine.
+  const said = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: { ...rt.auth(), 'content-type': 'application/json; charset=UTF-8' }, payload: `\uFEFF${JSON.stringify(ROLE)}` });
+  assert.equal(said.statusCode, 201, said.body);
   assert.equal(rt.logs.filter((l) => l.msg === 'unhandled error').length, 0, 'no hostile input reached the 500 path');
 });
 

@@ -187,6 +187,14 @@ test('CORS follows CORS_ORIGINS: an allowed origin is named back, any other gets
   assert.equal(pre.statusCode, 204);
   assert.equal(pre.headers['access-control-allow-origin'], ALLOWED_ORIGIN);
   assert.match(String(pre.headers['access-control-allow-headers']), /authorization/);
+  // An erasure is a DELETE: @fastify/cors allowed only GET, HEAD and POST, and a browser then sent none.
+  const erase = await rt.app!.inject({
+    method: 'OPTIONS',
+    url: '/v1/candidates/00000000-0000-4000-8000-000000000000',
+    headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization' },
+  });
+  assert.equal(erase.statusCode, 204);
+  assert.match(String(erase.headers['access-control-allow-methods']), /\bDELETE\b/);
 
   for (const origin of ['https://evil.example', 'https://recruiter.example.evil.example', 'null', 'http://recruiter.example']) {
     assert.equal((await get(origin)).headers['access-control-allow-origin'], undefined, origin);

@@ -1,0 +1,70 @@
+// What happens on the wire, below the routes: requests Node's HTTP parser refuses get problem documents, and a
+// request being answered when the service closes is answered, not cut off.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/runtime.js';
+
+let rt: TestRuntime;
+let port: number;
+before(async () => {
+  rt = await startTestRuntime({ PROCESS_ROLE: 'api' });
+  await rt.app!.listen({ port: 0, host: '127.0.0.1' });
+  port = (rt.app!.server.address() as net.AddressInfo).port;
+});
+after(() => rt.close());
+
+/** Sends `chunks` over one connection, each after the previous one's pause, and reads until the server closes it or `until` matches. */
+async function exchange(chunks: Array<string | { pauseMs: number } | { then: () => unknown }>, until = /\r\n\r\n[\s\S]*\}$/): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let answer = '';
+  const done = new Promise<string>((resolve, reject) => {
+    socket.on('data', (d) => {
+      answer += d.toString('utf8');
+      if (until.test(answer)) resolve(answer);
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+  for (const c of chunks) {
+    if (typeof c === 'string') socket.write(c);
+    else if ('pauseMs' in c) await new Promise((resolve) => setTimeout(resolve, c.pauseMs));
+    else c.then();
+  }
+  try {
+    return await done;
+  } finally {
+    socket.destroy();
+  }
+}
+
+function problemOf(answer: string): { status: number; contentType: string; body: Record<string, unknown> } {
+  const [head, body] = answer.split('\r\n\r\n');
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head!)?.[1]), contentType: /content-type: ([^\r\n]+)/i.exec(head!)?.[1] ?? '', body: JSON.parse(body!) };
+}
+
+test('requests the HTTP parser refuses get a problem document: a control character in a header, two lengths, huge headers', async () => {
+  const cases: Array<[string, number]> = [
+    [`GET /v1/roles HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\n\r\n`, 400],
+    [`POST /v1/roles HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400],
+    [`GET /v1/roles HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ];
+  for (const [request, status] of cases) {
+    const p = problemOf(await exchange([request]));
+    assert.equal(p.status, status, request.slice(0, 60));
+    assert.equal(p.contentType, 'application/problem+json');
+    assert.equal(p.body.status, status);
+    assert.equal(typeof p.body.type, 'string');
+    assert.equal(typeof p.body.detail, 'string');
+  }
+});
+
+test('a request whose body is still arriving when the service closes is answered, not cut off', async () => {
+  const body = JSON.stringify({ title: 'Go engineer', description: 'Builds Go services.' });
+  const head = `POST /v1/roles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  let closing: Promise<unknown> | undefined;
+  const answer = await exchange([head + body.slice(0, 10), { pauseMs: 200 }, { then: () => (closing = rt.app!.close()) }, { pauseMs: 200 }, body.slice(10)]);
+  assert.match(answer, /^HTTP\/1\.1 201 /, answer.slice(0, 300));
+  await closing;
+});
