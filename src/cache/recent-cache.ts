@@ -8,6 +8,7 @@ export interface RecentCacheOptions<V = unknown> {
   /** With sizeOf: the total size kept; the least recently set entries go first when it is exceeded. */
   maxSize?: number;
   sizeOf?: (value: V) => number;
+  /** A clock that measures time passed (monotonic by default: a wall clock stepped back would keep entries fresh). */
   now?: () => number;
 }
 
@@ -31,7 +32,7 @@ export class RecentCache<V> {
     this.#maxEntries = opts.maxEntries;
     this.#maxSize = opts.maxSize ?? Infinity;
     this.#sizeOf = opts.sizeOf ?? (() => 0);
-    this.#now = opts.now ?? Date.now;
+    this.#now = opts.now ?? (() => performance.now());
   }
 
   get enabled(): boolean {

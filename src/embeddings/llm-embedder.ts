@@ -6,7 +6,7 @@ import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
-import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, withRetry } from '../llm/retry.js';
+import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, requestTimeout, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import { logSafeText } from '../text/log-safe-text.js';
 import { prefixUnits } from '../text/storable.js';
@@ -111,7 +111,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           return limit(async () => {
             attempts = attempt;
             const started = now();
-            const timeout = deadline === undefined ? settings.timeoutMs : Math.max(1, Math.min(settings.timeoutMs, Math.floor(deadline - started)));
+            const timeout = requestTimeout(settings.timeoutMs, deadline, started);
             // As in chat.ts: a signal aborted already is refused by the SDK before anything is sent.
             const abortedBeforeSend = opts.signal?.aborted === true;
             try {

@@ -18,7 +18,8 @@ export class SharedRateLimitStore implements FastifyRateLimitStore {
   private readonly windows = new Map<string, Window>();
 
   incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
-    const now = Date.now();
+    // Monotonic: a wall clock stepped back an hour kept a window open, and its client locked out, for that hour.
+    const now = performance.now();
     if (this.windows.size > SWEEP_AT) {
       for (const [k, w] of this.windows) if (w.startedAt + timeWindow <= now) this.windows.delete(k);
     }

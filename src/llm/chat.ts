@@ -16,7 +16,7 @@ import { worstCase, type Budget, type Reservation } from './budget.js';
 import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
-import { attemptFailure, mayBeBilled, reportedCause, withRetry, type FailureClass } from './retry.js';
+import { attemptFailure, mayBeBilled, reportedCause, requestTimeout, withRetry, type FailureClass } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 import { addUsage } from './structured.js';
 
@@ -218,7 +218,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
           attempts = attempt;
           return limit(async () => {
             const started = now();
-            const timeout = deadline === undefined ? settings.timeoutMs : Math.max(1, Math.min(settings.timeoutMs, Math.floor(deadline - started)));
+            const timeout = requestTimeout(settings.timeoutMs, deadline, started);
             let requestId: string | null = null;
             // A signal aborted already is refused by the SDK before anything is sent: such an attempt costs nothing.
             const abortedBeforeSend = req.signal?.aborted === true;

@@ -149,6 +149,21 @@ export function mayBeBilled(err: unknown, failure: FailureClass = classifyFailur
   }
 }
 
+/** The least time a request is sent with: a request with less left before its deadline could hardly be answered. */
+export const MIN_REQUEST_MS = 1_000;
+
+/**
+ * A request's timeout: the configured one, cut to what is left before the deadline. A request that waited for a model
+ * slot (LLM_CONCURRENCY) until too little is left is not sent at all: sent with a 1 ms timeout it was charged as a
+ * request the provider may bill, though none was answered, and most often none even reached it.
+ */
+export function requestTimeout(timeoutMs: number, deadline: number | undefined, started: number): number {
+  if (deadline === undefined) return timeoutMs;
+  const left = Math.floor(deadline - started);
+  if (left < MIN_REQUEST_MS) throw new DeadlineExceededError(deadline, `${Math.max(0, left)} ms left once a model slot was free: not sent`);
+  return Math.min(timeoutMs, left);
+}
+
 /** Full jitter: uniform in [0, min(maxMs, baseMs * 2^(attempt-1))], so synchronized clients spread out. */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));

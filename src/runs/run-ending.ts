@@ -9,7 +9,7 @@ import { CancelRequested } from '../matching/steps.js';
 import { CancelledAtBoundary, type RunEventInput } from '../matching/workflow.js';
 import type { Metrics } from '../metrics.js';
 import { runError } from './run-error.js';
-import type { ClaimedRun, RunQueue } from './run-queue.js';
+import { runAgeMs, type ClaimedRun, type RunQueue } from './run-queue.js';
 import type { Stop } from './run-schemas.js';
 import { LeaseLostError } from './run-writes.js';
 import type { LeasedWrite } from './while-leased.js';
@@ -49,7 +49,7 @@ export function createRunEnding(deps: {
     // A finished run's usage totals and trail are complete: its rows are written first, and its last trail row with it.
     await deps.journal.flush();
     const counts = isContext(end) ? { scored: end.scored.length, unscored: end.unscoredIds.length } : { scored: null, unscored: null };
-    const durationMs = Date.now() - attempt.run.startedAt.getTime();
+    const durationMs = Math.round(runAgeMs(attempt.run));
     await attempt.write((writeId) => queue.finish(end, status, stop, error, { status, stop, error, ...counts, durationMs }, closing, writeId));
     deps.metrics.runsFinished.inc({ status, reason: stop.reason });
     if (stop.reason === 'budget') deps.metrics.budgetStops.inc();

@@ -17,10 +17,25 @@ export interface ClaimedRun {
   checkpoint: RunContext | null;
   attempts: number;
   startedAt: Date;
+  /**
+   * How long the run had been started when it was claimed, on the database's clock, and when the claim answered, on
+   * this process's: a run's age is their sum with this process's time since (runAgeMs), whatever the two clocks read.
+   */
+  elapsedMs: number;
+  claimedAt: number;
   /** No worker claimed the run before this one: it has made no model call and written no checkpoint. */
   neverClaimed: boolean;
   /** The run's role, read with the claim when there is no checkpoint to start from (null if it is gone). */
   role: RoleSpec | null;
+}
+
+/**
+ * How long a claimed run has been going, in ms: its age at the claim on the database's clock, and since then on this
+ * process's. A process whose clock is minutes off the database's (a worker on another host) still gives a run its
+ * whole deadline, neither cutting it short nor stretching it.
+ */
+export function runAgeMs(run: Pick<ClaimedRun, 'elapsedMs' | 'claimedAt'>, now: number = Date.now()): number {
+  return run.elapsedMs + Math.max(0, now - run.claimedAt);
 }
 
 export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: number; maxAttempts: number }) {
@@ -98,6 +113,7 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         checkpoint: RunContext | null;
         attempts: number;
         started_at: Date;
+        elapsed_ms: number;
         never_claimed: boolean;
         role: RoleSpec | null;
       }>(
@@ -109,13 +125,14 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
                ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) c
          WHERE r.id = c.id
          RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
-                   c.never_claimed,
+                   (extract(epoch FROM now() - r.started_at) * 1000)::float8 AS elapsed_ms, c.never_claimed,
                    CASE WHEN r.checkpoint IS NULL THEN
                      (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role`,
         [workerId, leaseMs, maxAttempts, excludeIds],
       );
       const row = r.rows[0];
       if (!row) return null;
+      const claimedAt = Date.now();
       return {
         id: row.id,
         orgId: row.org_id,
@@ -125,6 +142,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
         checkpoint: row.checkpoint,
         attempts: row.attempts,
         startedAt: row.started_at,
+        elapsedMs: Math.max(0, Number(row.elapsed_ms)),
+        claimedAt,
         neverClaimed: row.never_claimed,
         role: row.role,
       };

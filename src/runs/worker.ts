@@ -117,7 +117,8 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     const read = leasedReads(active, runLog);
     const write = leasedWrites(active, runLog, () => abort(active, 'lease_lost'));
     const attempt = { run, active, log: runLog, write };
-    const deadline = run.startedAt.getTime() + opts.deadlineMs;
+    // On this process's clock, from the run's age on the database's: the run's start is the database's time.
+    const deadline = run.claimedAt - run.elapsedMs + opts.deadlineMs;
     // What the run starts from: its context and its budget (what earlier attempts spent), read before any model call.
     let ctx: RunContext;
     let budgeted: AgentCallContext;

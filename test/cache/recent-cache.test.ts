@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { memoizeRefreshing, RecentCache } from '../../src/cache/recent-cache.js';
+import { SharedRateLimitStore } from '../../src/http/rate-limit-store.js';
 
 test('an entry is fresh for ttlMs, stale after, and the least recently set goes first when full', () => {
   let now = 0;
@@ -18,6 +19,27 @@ test('an entry is fresh for ttlMs, stale after, and the least recently set goes 
   assert.deepEqual([cache.fresh('a'), cache.fresh('c')], [1, 3]);
   cache.deleteWhere((v) => v === 3);
   assert.equal(cache.size, 1);
+});
+
+test('an entry and a rate-limit window age by time passed, not by the wall clock: a clock stepped back keeps neither', async () => {
+  const cache = new RecentCache<number>({ ttlMs: 50, maxEntries: 2 });
+  const limits = new SharedRateLimitStore();
+  const incr = () => new Promise<{ current: number; ttl: number }>((resolve, reject) => limits.incr('key', (err, r) => (err ? reject(err) : resolve(r!)), 50));
+  cache.set('a', 1);
+  assert.equal((await incr()).current, 1);
+  assert.equal((await incr()).current, 2);
+  const realNow = Date.now;
+  // NTP (or an operator) steps the clock back an hour.
+  Date.now = () => realNow() - 3_600_000;
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal(cache.fresh('a'), undefined, 'stale once its time has passed');
+    const next = await incr();
+    assert.equal(next.current, 1, 'a new window once the last one has passed');
+    assert.ok(next.ttl <= 50, `the window's end is ${next.ttl} ms away`);
+  } finally {
+    Date.now = realNow;
+  }
 });
 
 test('a cache time of 0 keeps nothing', () => {

@@ -153,6 +153,22 @@ test('a global limiter caps in-flight model requests across concurrent calls', a
   assert.equal(h.server.maxInFlight, 2);
 });
 
+test('a call that waited for a model slot until its deadline had all but passed is not sent, and costs nothing', async (t) => {
+  // One slot: the second call waits for the first, which answers after its deadline has gone by.
+  const h = await setupLlm({ limiter: pLimit(1) });
+  t.after(h.close);
+  let answered = 0;
+  h.server.setHandler(() => fakeReply.slow(answered++ === 0 ? 600 : 0, fakeReply.text('ok')));
+  const budget = createBudget({ maxCostUsd: 1, deadline: Date.now() + 300 });
+  const first = h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 });
+  const second = h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: [{ role: 'user', content: 'x'.repeat(30_000) }], maxTokens: 10, budget });
+  await first;
+  await assert.rejects(second, (err: Error) => err.name === 'DeadlineExceededError');
+  assert.equal(h.server.requests.length, 1, 'the second call never reached the provider');
+  assert.deepEqual(budget.snapshot().spent.costUsd, 0, 'nor was it charged as if billed');
+  assert.ok(h.ledger.entries().every((e) => e.costUsd === 0 || e.outcome === 'ok'), JSON.stringify(h.ledger.entries()));
+});
+
 test('without a limiter the same calls overlap (the cap above is the limiter, not the server)', async (t) => {
   const h = await setupLlm();
   t.after(h.close);
