@@ -310,7 +310,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
       // A retry the budget refused ends the call as the first attempt's refusal would: a budget stop, not a failure.
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
       const failure = classifyAttempt(err);
-      const hint = failureHint(failure.status, body);
+      const hint = failureHint(failure.status, body, err instanceof Error ? err.message : '');
       throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent(), kind: failure.kind, retryAfterMs: failure.retryAfterMs });
     }
   }

@@ -60,6 +60,15 @@ export class ModelCallError extends LlmError {
   }
 }
 
+// How servers say a request is longer than the model's window: OpenAI (context_length_exceeded), vLLM ("maximum
+// context length"), llama.cpp ("exceeds the available context size"), Ollama, Anthropic-style proxies ("prompt is too long").
+const CONTEXT_OVERFLOW = /context[_ ]length|maximum context|context (?:size|window)|max_model_len|too many tokens|prompt is too long/i;
+
+/** The server refused a request as longer than its model's context window (a 400, 413 or 422 saying so). */
+export function isContextOverflow(err: unknown): err is ModelCallError {
+  return err instanceof ModelCallError && (err.status === 400 || err.status === 413 || err.status === 422) && CONTEXT_OVERFLOW.test(err.reason);
+}
+
 /** The model never produced a valid structured answer within the re-ask bound. No value is invented. */
 export class StructuredOutputError extends LlmError {
   readonly code = 'structured_output_invalid';
@@ -167,9 +176,17 @@ export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): string[]
  * What the operator can check after the server refused a request (ModelCallError's hint): a 404 is the wrong base URL
  * or a model the server does not serve; a 400 or 422 names what this request needed from the server.
  */
-export function failureHint(status: number | null, body: { model: string; tools?: unknown[]; response_format?: { type?: string } }): string | undefined {
+export function failureHint(
+  status: number | null,
+  body: { model: string; tools?: unknown[]; response_format?: { type?: string } },
+  words = '',
+): string | undefined {
   if (status === 404) return `check that LLM_BASE_URL is the server's OpenAI-compatible root (it ends in /v1) and that the server serves model ${body.model}`;
-  if (status !== 400 && status !== 422) return undefined;
+  if (status !== 400 && status !== 422 && status !== 413) return undefined;
+  if (CONTEXT_OVERFLOW.test(words)) {
+    return `the request is longer than the server's context window for model ${body.model}: its contextWindow in the model registry (MODEL_REGISTRY_PATH) must not exceed the server's (vLLM's max_model_len, Ollama's num_ctx)`;
+  }
+  if (status === 413) return undefined;
   const needs = [
     ...(body.response_format?.type === 'json_schema' ? ['a json_schema response_format'] : []),
     ...(body.tools && body.tools.length > 0 ? ['tools (function calling)'] : []),

@@ -1,6 +1,7 @@
 // What the four LLM agents share: their dependencies, the fenced rendering of roles and candidates, and the metered ask.
 import type { z } from 'zod';
 import type { LlmLogger, ChatCaller } from '../../llm/chat.js';
+import { estimateTokens } from '../../llm/budget.js';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { fence } from '../../llm/fence.js';
 import type { AgentName } from '../../llm/settings.js';
@@ -73,6 +74,20 @@ export function renderCandidate(candidate: CandidateView, opts: { label?: string
     fence('candidate', JSON.stringify(facts)),
     fence('resume', text),
   ].join('\n');
+}
+
+// Tokens kept free beside a request's estimate: message framing, and a server that counts a little more than we do.
+const CONTEXT_MARGIN_TOKENS = 256;
+
+/**
+ * How many characters of resume text a request of `agent` may hold beside `fixed` (its instructions and everything
+ * else it sends) and its answer, to fit the agent's model's context window (config/models.json) at estimateTokens'
+ * three characters a token. A local server with a small window (vLLM's max_model_len 8192) refuses a request past
+ * it with a 400, which would otherwise fail the run; the large windows of hosted models cut nothing.
+ */
+export function resumeRoom(deps: LlmAgentDeps, agent: AgentName, fixed: string, answerTokens: number): number {
+  const window = deps.caller.modelFor(agent).contextWindow;
+  return Math.max(0, (window - answerTokens - estimateTokens(fixed) - CONTEXT_MARGIN_TOKENS) * 3);
 }
 
 /** The fields of a model call that come from the run: who pays, its budget, deadline, cancellation, logger and audit hook. */

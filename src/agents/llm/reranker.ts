@@ -4,7 +4,7 @@ import { turnByTurn } from '../../llm/dispatch.js';
 import { StructuredOutputError } from '../../llm/errors.js';
 import type { RetrievedCandidate } from '../../matching/domain.js';
 import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
 
 /** Candidates per call: enough to compare, few enough that each resume excerpt keeps its detail. */
 export const RERANK_BATCH_SIZE = 30;
@@ -55,8 +55,13 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
   async function rankBatch(input: RerankInput, batch: RetrievedCandidate[], index: number, ctx: AgentCallContext): Promise<RetrievedCandidate[]> {
     const labels = batch.map((_, i) => labelOf(i)) as [string, ...string[]];
     const byLabel = new Map(batch.map((c, i) => [labels[i]!, c]));
-    const listing = batch.map((c, i) => renderCandidate(c.candidate, { label: labels[i]!, maxResumeChars: RERANK_EXCERPT_CHARS })).join('\n\n');
-    const prompt = `${renderRole(input.role)}\n\n# Candidates (${batch.length})\n${listing}`;
+    const maxTokens = Math.max(200, batch.length * 8 + 100);
+    // Each excerpt is RERANK_EXCERPT_CHARS, or less when the batch would not fit the model's context window.
+    const head = `${renderRole(input.role)}\n\n# Candidates (${batch.length})\n`;
+    const frames = batch.map((c, i) => renderCandidate({ ...c.candidate, text: '' }, { label: labels[i]! })).join('\n\n');
+    const excerpt = Math.min(RERANK_EXCERPT_CHARS, Math.floor(resumeRoom(deps, 'reranker', RERANKER_INSTRUCTIONS + head + frames, maxTokens) / batch.length));
+    const listing = batch.map((c, i) => renderCandidate(c.candidate, { label: labels[i]!, maxResumeChars: excerpt })).join('\n\n');
+    const prompt = head + listing;
     try {
       const { value } = await askAgent(deps, ctx, {
         agent: 'reranker',
@@ -65,7 +70,7 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
         schema: rankingSchema(labels),
         schemaName: 'candidate_ranking',
         // A label and its punctuation are a few tokens; the floor leaves room for a short batch.
-        maxTokens: Math.max(200, batch.length * 8 + 100),
+        maxTokens,
         candidateIds: batch.map((c) => c.id),
       });
       // Duplicates carry no extra meaning: the first mention is the model's placement.

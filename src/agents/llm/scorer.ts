@@ -1,9 +1,9 @@
 // The LLM scorer: six bounded integer sub-scores with quoted evidence; the total is summed by code, never asked for.
 import { z } from 'zod';
-import { StructuredOutputError } from '../../llm/errors.js';
+import { isContextOverflow, StructuredOutputError } from '../../llm/errors.js';
 import { SUBSCORE_BOUNDS, SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
 import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
 
 const bounded = (name: SubscoreName) => z.number().int().min(0).max(SUBSCORE_BOUNDS[name]);
 // Non-empty without minLength: minLength would switch off the provider's strict schema mode.
@@ -92,8 +92,11 @@ export function verifyEvidence(evidence: ScoreAnswer['evidence'], text: string):
 export function createLlmScorer(deps: LlmAgentDeps): Scorer {
   return {
     async score(input: ScoreInput, ctx: AgentCallContext): Promise<ScoreOutcome> {
-      // Role first, candidate last: the prefix up to the candidate is the same for every call of the run.
-      const prompt = `${renderRole(input.role)}\n\n# Candidate to assess\n${renderCandidate(input.candidate)}`;
+      // Role first, candidate last: the prefix up to the candidate is the same for every call of the run. A resume
+      // longer than the model's context window leaves room for is cut (resumeRoom).
+      const head = `${renderRole(input.role)}\n\n# Candidate to assess\n`;
+      const room = resumeRoom(deps, 'scorer', SCORER_INSTRUCTIONS + head + renderCandidate({ ...input.candidate, text: '' }), MAX_ANSWER_TOKENS);
+      const prompt = head + renderCandidate(input.candidate, { maxResumeChars: room });
       let answer: ScoreAnswer;
       try {
         const result = await askAgent(deps, ctx, {
@@ -110,6 +113,12 @@ export function createLlmScorer(deps: LlmAgentDeps): Scorer {
         // Only a model that kept answering wrongly makes a candidate unscored; budget, deadline and
         // provider failures propagate so the run stops or retries with its own named outcome.
         // candidates_unscored_total is counted where the entry is written, for every engine alike.
+        // A server that still finds the request too long for its window (its tokens are not ours) refused this
+        // candidate only: the others fit.
+        if (isContextOverflow(err)) {
+          loggerFor(deps, ctx)?.warn({ agent: 'scorer', candidateId: input.candidate.id }, 'candidate left unscored: too long for the model');
+          return { status: 'unscored', reason: "the resume does not fit the model's context window" };
+        }
         if (!(err instanceof StructuredOutputError)) throw err;
         loggerFor(deps, ctx)?.warn({ agent: 'scorer', candidateId: input.candidate.id, attempts: err.attempts, issues: err.issues }, 'candidate left unscored');
         return { status: 'unscored', reason: `no valid score after ${err.attempts} attempt(s): ${err.issues.slice(0, 3).join('; ')}` };
