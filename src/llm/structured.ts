@@ -83,6 +83,15 @@ function unwrapCodeFence(text: string): string {
   return m?.[1] ?? text;
 }
 
+/** The JSON object a text holds among other words: a fenced block's, else from its first "{" to its last "}". */
+function embeddedObject(text: string): string | null {
+  const fenced = /```(?:json)?[ \t]*\n([\s\S]*?)\n?```/i.exec(text)?.[1];
+  if (fenced !== undefined && fenced.trim().startsWith('{')) return fenced;
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  return start >= 0 && end > start ? text.slice(start, end + 1) : null;
+}
+
 export function interpretAnswer<S extends z.ZodType>(schema: S, choice: ChatCompletion.Choice): Interpretation<z.output<S>> {
   const { message } = choice;
   // The refusal's words stay in raw (the ledger, the error); the re-ask does not quote model-written text as news.
@@ -98,7 +107,15 @@ export function interpretAnswer<S extends z.ZodType>(schema: S, choice: ChatComp
   // A thinking model's reasoning before the answer is not the answer (answer-shape.ts); raw keeps it for the trail.
   const answer = unwrapCodeFence(withoutReasoning(raw));
   if (answer.trim() === '') return { ok: false, outcome: 'invalid_output', raw, issues: ['the answer was empty'] };
-  const parsed = safeJsonParse(answer);
+  let parsed = safeJsonParse(answer);
+  if (!parsed.ok) {
+    // A server that ignores response_format (a router to a provider without structured output, a local server without
+    // a grammar) lets the model write around its JSON: "Here is my answer: ```json ...```", "{...}\n\nI stopped
+    // because...". The object it wrote is its answer, held to the same schema; the words around it are not.
+    const embedded = embeddedObject(answer);
+    const again = embedded === null ? null : safeJsonParse(embedded);
+    if (again?.ok) parsed = again;
+  }
   if (!parsed.ok) return { ok: false, outcome: 'invalid_output', raw, issues: [parsed.error] };
   const valid = schema.safeParse(parsed.value);
   if (!valid.success) return { ok: false, outcome: 'invalid_output', raw, issues: describeZodIssues(valid.error.issues) };

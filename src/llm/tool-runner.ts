@@ -81,7 +81,9 @@ function callParts(call: ChatCompletionMessageToolCall): { id: string; type: unk
   const id = typeof c?.id === 'string' ? c.id : '';
   const body = c?.type === 'custom' ? c.custom : c?.function;
   const fields = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  return { id, type: c?.type, name: typeof fields.name === 'string' ? fields.name : null, args: fields.arguments };
+  // A call without its type but with a function (Azure AI Inference, some vLLM and Ollama setups) is a function call.
+  const type = (c?.type === undefined || c?.type === null) && body !== null && typeof body === 'object' ? 'function' : c?.type;
+  return { id, type, name: typeof fields.name === 'string' ? fields.name : null, args: fields.arguments };
 }
 
 /**

@@ -94,10 +94,12 @@ const MAX_ARGUMENT_CHARS = 20_000;
 
 /**
  * The security gate: parse safely, then the strict schema (required keys, types, enums, no unknown keys).
- * raw is whatever the model sent: the wire format says a JSON-encoded string, but a model (or a local server) may
- * send an object, null or nothing, and that is the model's mistake to hear about, not a crash.
+ * raw is whatever the model sent: the wire format says a JSON-encoded string, but some servers send the object itself
+ * (llama.cpp's server with --tool-args-object), which is read as its JSON text, through the same limits and schema;
+ * null, nothing, a list or a number is the model's mistake to hear about, not a crash.
  */
-export function validateToolArguments(tool: Tool, raw: unknown): ArgumentCheck {
+export function validateToolArguments(tool: Tool, given: unknown): ArgumentCheck {
+  const raw = given !== null && typeof given === 'object' && !Array.isArray(given) ? JSON.stringify(given) : given;
   if (typeof raw !== 'string') {
     const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw;
     const issue = `arguments must be a string holding a JSON object, got ${got}`;

@@ -181,6 +181,25 @@ test('JSON wrapped in a markdown fence (common with local models) is accepted', 
   assert.deepEqual((await expand(h)).value, good);
 });
 
+test('JSON among other words (a server that ignores response_format) is read; the words are not, and a bad object is still re-asked', async (t) => {
+  const forms = [
+    `${JSON.stringify(good)}\n\nI chose these because the role asks for Rust.`,
+    `Here is my answer:\n\`\`\`json\n${JSON.stringify(good)}\n\`\`\``,
+    `\`\`\`json\n${JSON.stringify(good)}\n\`\`\`\nLet me know if you need more.`,
+  ];
+  for (const content of forms) {
+    const h = await setupLlm({ settings: { reaskLimit: 0 } });
+    t.after(h.close);
+    h.server.script({ type: 'chat', content });
+    assert.deepEqual((await expand(h)).value, good, content);
+  }
+  // The object found must still meet the schema.
+  const h = await setupLlm({ settings: { reaskLimit: 0 } });
+  t.after(h.close);
+  h.server.script({ type: 'chat', content: `Sure: ${JSON.stringify({ ...good, seniority: 'wizard' })} done.` });
+  await assert.rejects(expand(h), StructuredOutputError);
+});
+
 test('each re-ask is a separate call charged to the budget', async (t) => {
   const h = await setupLlm();
   t.after(h.close);

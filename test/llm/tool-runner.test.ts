@@ -227,7 +227,7 @@ function rawToolCallReply(toolCall: unknown) {
 }
 
 const MALFORMED_CALLS: Array<[string, unknown, string]> = [
-  ['arguments as an object', { id: 'bad', type: 'function', function: { name: 'get_current_weather', arguments: { location: 'Boston' } } }, 'invalid_arguments'],
+  ['arguments a list', { id: 'bad', type: 'function', function: { name: 'get_current_weather', arguments: ['Boston'] } }, 'invalid_arguments'],
   ['arguments null', { id: 'bad', type: 'function', function: { name: 'get_current_weather', arguments: null } }, 'invalid_arguments'],
   ['arguments missing', { id: 'bad', type: 'function', function: { name: 'get_current_weather' } }, 'invalid_arguments'],
   ['function missing', { id: 'bad', type: 'function' }, 'unknown_tool'],
@@ -251,6 +251,29 @@ for (const [label, call, kind] of MALFORMED_CALLS) {
     const echoed = h.server.requests[1]?.body.messages?.find((m) => m.role === 'assistant')?.tool_calls?.[0];
     assert.equal(echoed?.id, 'bad');
     assert.equal(typeof echoed?.function.name, 'string');
+    assert.equal(typeof echoed?.function.arguments, 'string');
+  });
+}
+
+// Shapes real servers send that the wire format does not: the call is read as meant, and its handler runs.
+const SERVER_SHAPED_CALLS: Array<[string, unknown]> = [
+  ['arguments as an object (llama.cpp --tool-args-object)', { id: 'call-1', type: 'function', function: { name: 'get_current_weather', arguments: { location: 'Boston' } } }],
+  ['no type (Azure AI Inference)', { id: 'call-1', function: { name: 'get_current_weather', arguments: '{"location":"Boston"}' } }],
+  ['type null', { id: 'call-1', type: null, function: { name: 'get_current_weather', arguments: '{"location":"Boston"}' } }],
+];
+
+for (const [label, call] of SERVER_SHAPED_CALLS) {
+  test(`a tool call with ${label} runs its handler once`, async (t) => {
+    const h = await setupLlm();
+    t.after(h.close);
+    const weather = weatherTool();
+    h.server.script(rawToolCallReply(call), fakeReply.text('done'));
+    const result = await run(h, weather.registry);
+    assert.equal(result.content, 'done');
+    assert.equal(weather.calls.length, 1);
+    assert.deepEqual(result.toolCalls.map((c) => [c.id, c.ok]), [['call-1', true]]);
+    const echoed = h.server.requests[1]?.body.messages?.find((m) => m.role === 'assistant')?.tool_calls?.[0];
+    assert.equal((echoed as { type?: string } | undefined)?.type, 'function');
     assert.equal(typeof echoed?.function.arguments, 'string');
   });
 }

@@ -82,10 +82,18 @@ test('duplicate or malformed tool names and nonsense caps are refused at definit
   assert.throws(() => defineTool({ ...base, name: 'ok', timeoutMs: 0 }), TypeError);
 });
 
-test('arguments that are not a string (an object, null, nothing) are an invalid-arguments result, not a TypeError', () => {
-  for (const raw of [{ location: 'Boston' }, null, undefined, 42, ['Boston']]) {
+test('arguments that are neither a string nor an object (null, nothing, a number, a list) are an invalid-arguments result, not a TypeError', () => {
+  for (const raw of [null, undefined, 42, ['Boston']]) {
     const r = validateToolArguments(weather, raw);
     assert.equal(r.ok, false, JSON.stringify(raw));
     assert.match(r.ok ? '' : r.error, /arguments must be a string holding a JSON object/);
   }
+});
+
+test('arguments sent as the object itself (llama.cpp --tool-args-object) are read as its JSON, through the same schema', () => {
+  assert.deepEqual(validateToolArguments(weather, { location: 'Boston' }), { ok: true, args: { location: 'Boston' } });
+  const unknown = validateToolArguments(weather, { location: 'Boston', admin: true });
+  assert.equal(unknown.ok, false, 'unknown keys are still refused');
+  const deep = validateToolArguments(weather, { location: { a: { b: { c: { d: { e: { f: { g: { h: 1 } } } } } } } } });
+  assert.equal(deep.ok, false, 'the depth limit still holds');
 });

@@ -19,13 +19,13 @@ const SAM = candidate('sk', {
   resume: `Backend engineer with 8 years in Go; with my mentor ${NAME}, I led the Go migration of the billing ledger on Kubernetes at Acme. Reach me at ${EMAIL}.`,
 });
 
-/** What vLLM-style servers answer for a prompt too long, followed by the start of the prompt as a proxy appends it. */
-function contextLengthError(prompt: string): string {
+/**
+ * What a gateway answers for a prompt its input filter refused, followed by the start of the prompt as a proxy appends
+ * it. (A prompt too long for the window would leave the candidate unscored, not fail the run: llm-context-window.test.ts.)
+ */
+function inputRefusedError(prompt: string): string {
   const at = Math.max(0, prompt.indexOf(NAME) - 120);
-  return (
-    "This model's maximum context length is 4096 tokens. However, you requested 5210 tokens (5010 in the messages, 200 in the completion). " +
-    `Please reduce the length of the messages. Request excerpt: ${prompt.slice(at, at + 260)}`
-  );
+  return `The input was refused by the gateway's input policy (rule 7). Request excerpt: ${prompt.slice(at, at + 260)}`;
 }
 
 test('a run failing on a model error whose body echoes the prompt logs the status, code, type and the server’s words, never the echoed name', async () => {
@@ -36,7 +36,7 @@ test('a run failing on a model error whose body echoes the prompt logs the statu
       override: (req) => {
         if (req.agent !== 'scorer') return undefined;
         echoed = userText(req);
-        return fakeReply.error(400, contextLengthError(echoed), 'context_length_exceeded');
+        return fakeReply.error(400, inputRefusedError(echoed), 'input_refused');
       },
     }),
   );
@@ -62,10 +62,10 @@ test('a run failing on a model error whose body echoes the prompt logs the statu
     assert.equal(err.code, 'model_call_failed');
     assert.equal(err.status, 400);
     const cause = err.cause as Record<string, unknown>;
-    assert.deepEqual([cause.status, cause.code, cause.errorType], [400, 'context_length_exceeded', 'invalid_request_error']);
+    assert.deepEqual([cause.status, cause.code, cause.errorType], [400, 'input_refused', 'invalid_request_error']);
     // What the operator and the run's owner act on is still there.
     for (const text of [String(err.message), String(cause.message), run.error.detail as string]) {
-      assert.match(text, /maximum context length is 4096 tokens\. However, you requested 5210 tokens/);
+      assert.match(text, /The input was refused by the gateway's input policy \(rule 7\)\. Request excerpt/);
     }
   } finally {
     await rt.close();
