@@ -6,6 +6,7 @@ import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from '../llm/errors.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
+import { callSignal } from '../llm/call-signal.js';
 import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, requestTimeout, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import { logSafeText } from '../text/log-safe-text.js';
@@ -114,9 +115,10 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
             const timeout = requestTimeout(settings.timeoutMs, deadline, started);
             // As in chat.ts: a signal aborted already is refused by the SDK before anything is sent.
             const abortedBeforeSend = opts.signal?.aborted === true;
+            const sending = callSignal(opts.signal);
             try {
               const { data, request_id } = await deps.client.embeddings
-                .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: opts.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
+                .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: sending.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
                 .withResponse();
               // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
               // A zero is no count either: every input is at least one character (some servers send zeros, not none).
@@ -150,6 +152,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               charge(usage);
               await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: message }, orgId, runId);
               throw err;
+            } finally {
+              sending.done();
             }
           });
         },

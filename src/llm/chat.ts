@@ -16,6 +16,7 @@ import { worstCase, type Budget, type Reservation } from './budget.js';
 import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
+import { callSignal } from './call-signal.js';
 import { attemptFailure, mayBeBilled, reportedCause, requestTimeout, withRetry, type FailureClass } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 import { addUsage } from './structured.js';
@@ -222,9 +223,11 @@ export function createChatCaller(deps: ChatCallerDeps) {
             let requestId: string | null = null;
             // A signal aborted already is refused by the SDK before anything is sent: such an attempt costs nothing.
             const abortedBeforeSend = req.signal?.aborted === true;
+            // The request's own signal, aborted with the run's (call-signal.ts says why not the run's itself).
+            const sending = callSignal(req.signal);
             try {
               const { data: answered, request_id } = await deps.client.chat.completions
-                .create(body, { signal: req.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
+                .create(body, { signal: sending.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
                 .withResponse();
               requestId = request_id;
               // A NUL or a lone surrogate in the answer is replaced (src/text/storable.ts): as it came, neither the
@@ -274,6 +277,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
               const error = { status: failure.status, message };
               await report(req, { model: model.id, attempt, request: body, response: null, error, outcome, requestId: errorRequestId, latencyMs });
               throw err;
+            } finally {
+              sending.done();
             }
           });
         },

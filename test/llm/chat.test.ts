@@ -1,5 +1,6 @@
 // The chat caller against the fake provider: ledger rows and costs, model resolution, budget, concurrency cap.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import pLimit from 'p-limit';
 import { createBudget, estimateTokens, MAX_REPORTED_TOKENS } from '../../src/llm/budget.js';
@@ -167,6 +168,23 @@ test('a call that waited for a model slot until its deadline had all but passed 
   assert.equal(h.server.requests.length, 1, 'the second call never reached the provider');
   assert.deepEqual(budget.snapshot().spent.costUsd, 0, 'nor was it charged as if billed');
   assert.ok(h.ledger.entries().every((e) => e.costUsd === 0 || e.outcome === 'ok'), JSON.stringify(h.ledger.entries()));
+});
+
+test("a run's signal keeps no listener of a request once it is done: a long run's thousand calls leave none behind", async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  h.server.setHandler(() => fakeReply.text('ok'));
+  const run = new AbortController();
+  for (let i = 0; i < 5; i++) await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, signal: run.signal });
+  h.server.script(fakeReply.serverError(), fakeReply.text('ok'));
+  await h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, signal: run.signal });
+  assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+  // The link still aborts a request in flight.
+  h.server.setHandler(() => fakeReply.hang());
+  const pending = h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10, signal: run.signal });
+  await h.server.waitForRequests(h.server.requests.length + 1);
+  run.abort(new Error('cancelled'));
+  await assert.rejects(pending);
 });
 
 test('without a limiter the same calls overlap (the cap above is the limiter, not the server)', async (t) => {
