@@ -77,6 +77,8 @@ export function createAgentsFactory(config: Config, services: Services) {
   // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.
   const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool) : null;
   return {
+    /** The engines this process can drive: its worker claims only their runs. */
+    engines: (llm ? ['heuristic', 'llm'] : ['heuristic']) as readonly Engine[],
     agentsFor(engine: Engine): Agents {
       if (engine === 'heuristic') return heuristic;
       if (!llm) throw new Error('the llm engine is not configured in this process (MATCH_ENGINE / LLM_BASE_URL)');

@@ -2,7 +2,7 @@
 // runs no worker will finish; a claimed run's own writes, each fenced by the lease, are in run-writes.ts.
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
-import type { Engine, RoleSpec } from '../matching/domain.js';
+import { ENGINES, type Engine, type RoleSpec } from '../matching/domain.js';
 import { roleSpecJson } from '../roles/role-store.js';
 import type { RunParams, Stop } from './run-schemas.js';
 import { appendEvent, appendFinishedTrail, endEvent } from './run-store.js';
@@ -38,8 +38,9 @@ export function runAgeMs(run: Pick<ClaimedRun, 'elapsedMs' | 'claimedAt'>, now: 
   return run.elapsedMs + Math.max(0, now - run.claimedAt);
 }
 
-export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: number; maxAttempts: number }) {
+export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: number; maxAttempts: number; engines?: readonly Engine[] }) {
   const { workerId, leaseMs, maxAttempts } = opts;
+  const engines = [...(opts.engines ?? ENGINES)];
 
   /** Ends runs that were claimed maxAttempts times and whose lease ran out again: they keep failing. */
   async function failExhausted(): Promise<string[]> {
@@ -97,8 +98,8 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     cancelAbandoned,
 
     /**
-     * Claims the oldest queued run, or a running one whose worker died (lease expired) unless it was asked to cancel
-     * (cancelAbandoned ends it). Runs this process is still driving are excluded: a lease it lost but has not yet
+     * Claims the oldest queued run of an engine this worker drives, or a running one whose worker died (lease expired)
+     * unless it was asked to cancel (cancelAbandoned ends it). Runs this process is still driving are excluded: a lease it lost but has not yet
      * noticed is not a new run.
      */
     async claim(excludeIds: string[] = []): Promise<ClaimedRun | null> {
@@ -121,14 +122,14 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
            attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
          FROM (SELECT id, started_at IS NULL AS never_claimed FROM matching_runs
                WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3 AND cancel_requested_at IS NULL))
-                 AND NOT (id = ANY($4::uuid[]))
+                 AND NOT (id = ANY($4::uuid[])) AND engine = ANY($5::text[])
                ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) c
          WHERE r.id = c.id
          RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
                    (extract(epoch FROM now() - r.started_at) * 1000)::float8 AS elapsed_ms, c.never_claimed,
                    CASE WHEN r.checkpoint IS NULL THEN
                      (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role`,
-        [workerId, leaseMs, maxAttempts, excludeIds],
+        [workerId, leaseMs, maxAttempts, excludeIds, engines],
       );
       const row = r.rows[0];
       if (!row) return null;

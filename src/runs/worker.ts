@@ -12,7 +12,7 @@ import type { CandidateStore } from '../candidates/candidate-store.js';
 import type { Database } from '../db/database.js';
 import { NotFoundError } from '../errors.js';
 import { initialContext, type RunContext } from '../matching/context.js';
-import type { Engine } from '../matching/domain.js';
+import { ENGINES, type Engine } from '../matching/domain.js';
 import { runWorkflow, WorkflowInterrupted, type RunEventInput } from '../matching/workflow.js';
 import type { Metrics } from '../metrics.js';
 import type { Search } from '../retrieval/search.js';
@@ -46,6 +46,11 @@ export interface WorkerDeps {
   candidateStore: CandidateStore;
   search: Search;
   agentsFor(engine: Engine): Agents;
+  /**
+   * The engines agentsFor can drive (all, unless told): a worker claims no other run. One without a model configured
+   * left an llm run's attempts spent on errors while a worker with one was there to drive it.
+   */
+  engines?: readonly Engine[];
   /** Per-run call context for agents (budget, deadline); built when a run is claimed. */
   callContextFor(run: ClaimedRun, signal: AbortSignal, deadline: number): Promise<AgentCallContext>;
   /** Classifies an error that ended the workflow: a budget stop is a normal exit, not a failure. */
@@ -69,7 +74,7 @@ export interface ActiveRun {
 
 export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const queue = createRunQueue(deps.db, { workerId, leaseMs: opts.leaseMs, maxAttempts: opts.maxAttempts });
+  const queue = createRunQueue(deps.db, { workerId, leaseMs: opts.leaseMs, maxAttempts: opts.maxAttempts, engines: deps.engines ?? ENGINES });
   const log = deps.logger.child({ workerId });
   const active = new Map<string, ActiveRun>();
   const globalScoreLimit = pLimit(opts.globalScoreConcurrency);

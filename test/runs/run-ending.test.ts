@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
+import { createAgentsFactory } from '../../src/agents/create-agents.js';
 import { createRunQueue } from '../../src/runs/run-queue.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startApiWithCandidates, waitFor, type TestRuntime } from '../support/runtime.js';
@@ -124,4 +125,21 @@ test('a run whose lease ran out on its last attempt is not claimed again: the at
   await queue.failExhausted();
   const row = (await rt.db.query<{ status: string; attempts: number; kept: boolean }>('SELECT status, attempts, checkpoint IS NOT NULL AS kept FROM matching_runs WHERE id = $1', [id])).rows[0];
   assert.deepEqual(row, { status: 'failed', attempts: 1, kept: false });
+});
+
+test('a worker claims only runs of the engines it can drive: one without a model leaves an llm run to one with it', async () => {
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  assert.equal(res.statusCode, 202, res.body);
+  const id = res.json().id as string;
+  await rt.db.query("UPDATE matching_runs SET engine = 'llm' WHERE id = $1", [id]);
+  // This runtime has no model configured: its factory drives the heuristic engine alone.
+  const engines = createAgentsFactory(rt.config, rt.services).engines;
+  assert.deepEqual(engines, ['heuristic']);
+  const heuristicOnly = createRunQueue(rt.db, { workerId: 'w-heuristic', leaseMs: 60_000, maxAttempts: 3, engines });
+  assert.equal(await heuristicOnly.claim(), null);
+  const row = (await rt.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM matching_runs WHERE id = $1', [id])).rows[0];
+  assert.deepEqual(row, { status: 'queued', attempts: 0 }, 'left as it was, no attempt spent');
+  const withModel = createRunQueue(rt.db, { workerId: 'w-llm', leaseMs: 60_000, maxAttempts: 3, engines: ['heuristic', 'llm'] });
+  assert.equal((await withModel.claim())?.id, id);
+  await rt.db.query("UPDATE matching_runs SET status = 'cancelled', finished_at = now(), lease_owner = NULL WHERE id = $1", [id]);
 });
