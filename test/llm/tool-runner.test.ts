@@ -1,7 +1,7 @@
 // The multi-turn tool loop against the fake provider: results fed back, rejections as tool results, caps enforced.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { StructuredOutputError, ToolLoopError } from '../../src/llm/errors.js';
@@ -235,20 +235,26 @@ const MALFORMED_CALLS: Array<[string, unknown, string]> = [
   ['name not a string', { id: 'bad', type: 'function', function: { name: 7, arguments: '{}' } }, 'unknown_tool'],
 ];
 
+/** A turn whose one tool call has exactly the shape given, then a final answer: what the loop made of the call. */
+async function afterOneCall(t: TestContext, call: unknown) {
+  const h = await setupLlm();
+  t.after(h.close);
+  const weather = weatherTool();
+  h.server.script(rawToolCallReply(call), fakeReply.text('done'));
+  const result = await run(h, weather.registry);
+  assert.equal(result.content, 'done');
+  // The call goes back in the wire shape, so the provider accepts the turn that carries its result.
+  const echoed = h.server.requests[1]?.body.messages?.find((m) => m.role === 'assistant')?.tool_calls?.[0];
+  return { h, weather, result, echoed };
+}
+
 for (const [label, call, kind] of MALFORMED_CALLS) {
   test(`a malformed tool call (${label}) is answered with a ${kind} tool result; the loop goes on`, async (t) => {
-    const h = await setupLlm();
-    t.after(h.close);
-    const weather = weatherTool();
-    h.server.script(rawToolCallReply(call), fakeReply.text('done'));
-    const result = await run(h, weather.registry);
-    assert.equal(result.content, 'done');
+    const { h, weather, result, echoed } = await afterOneCall(t, call);
     assert.equal(weather.calls.length, 0, 'no handler ran');
     assert.equal(h.server.requests.length, 2, 'one turn each, no retry of the first');
     assert.deepEqual(toolResult(h.server.requests[1]).error, kind);
     assert.deepEqual(result.toolCalls.map((c) => [c.id, c.ok, c.error]), [['bad', false, kind]]);
-    // The call goes back in the wire shape, so the provider accepts the turn that carries its error result.
-    const echoed = h.server.requests[1]?.body.messages?.find((m) => m.role === 'assistant')?.tool_calls?.[0];
     assert.equal(echoed?.id, 'bad');
     assert.equal(typeof echoed?.function.name, 'string');
     assert.equal(typeof echoed?.function.arguments, 'string');
@@ -264,15 +270,9 @@ const SERVER_SHAPED_CALLS: Array<[string, unknown]> = [
 
 for (const [label, call] of SERVER_SHAPED_CALLS) {
   test(`a tool call with ${label} runs its handler once`, async (t) => {
-    const h = await setupLlm();
-    t.after(h.close);
-    const weather = weatherTool();
-    h.server.script(rawToolCallReply(call), fakeReply.text('done'));
-    const result = await run(h, weather.registry);
-    assert.equal(result.content, 'done');
+    const { weather, result, echoed } = await afterOneCall(t, call);
     assert.equal(weather.calls.length, 1);
     assert.deepEqual(result.toolCalls.map((c) => [c.id, c.ok]), [['call-1', true]]);
-    const echoed = h.server.requests[1]?.body.messages?.find((m) => m.role === 'assistant')?.tool_calls?.[0];
     assert.equal((echoed as { type?: string } | undefined)?.type, 'function');
     assert.equal(typeof echoed?.function.arguments, 'string');
   });
