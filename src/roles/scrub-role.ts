@@ -4,7 +4,8 @@ import { scrub, type ScrubOptions } from '../text/scrubber.js';
 
 // A role names no candidate, so no name is known in advance; a contact after "Hiring manager" or "Contact:" goes.
 // A header-name guess is off: a title like "Barista Wanted" is no person.
-const ROLE_TEXT: ScrubOptions = { detectNames: false, contactNames: true };
+// A role's "Weight: able to lift 25 kg" is a requirement, not a person's particular.
+const ROLE_TEXT: ScrubOptions = { detectNames: false, contactNames: true, particulars: false };
 const scrubbed = new WeakMap<RoleSpec, RoleSpec>();
 
 /**

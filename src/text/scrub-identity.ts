@@ -20,12 +20,14 @@ const DATE =
   `|\\d{4}年\\d{1,2}月(?:\\d{1,2}日生?)?|\\d{4}년[ \\t]?\\d{1,2}월(?:[ \\t]?\\d{1,2}일)?` +
   // A year and a month alone after a birth label ("出生年月：1990.05").
   `|\\d{4}[./\\-]\\d{1,2}(?![./\\-]?\\d)` +
-  `|\\d{1,2}(?:er)?[ \\t]+(?:de[ \\t]+)?(?:${OTHER_MONTHS})[ \\t]+(?:de[ \\t]+)?\\d{4})`;
+  `|\\d{1,2}(?:er)?[ \\t]+(?:de[ \\t]+)?(?:${OTHER_MONTHS})[ \\t]+(?:de[ \\t]+)?\\d{4}` +
+  // A year alone after a birth label ("Year of birth: 1979", "DOB: 1979"): an age all the same.
+  `|(?:19|20)\\d{2}(?![./\\-]?\\d))`;
 // The label, and its colon or dash if it has one: a date follows it, which a label alone before a date is enough for
 // ("Date of Birth 1990-05-12").
 // "Birthday" needs its colon: "Birthday - May 2021 hackathon" is an event.
 const BIRTH_LABEL =
-  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|geboortedatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento|data[ \\t]+di[ \\t]+nascita|data[ \\t]+de[ \\t]+nascimento|n[ée]e?[ \\t]+le|生年月日|생년월일|出生(?:年月|日期)?)[ \\t]*(?:[:：\\-–—][ \\t]*)?' +
+  '(?:date[ \\t]+of[ \\t]+birth|birth[ \\t]*date|year[ \\t]+of[ \\t]+birth|birth[ \\t]+year|d\\.?[ \\t]?o\\.?[ \\t]?b\\.?|geburtsdatum|geboortedatum|date[ \\t]+de[ \\t]+naissance|fecha[ \\t]+de[ \\t]+nacimiento|data[ \\t]+di[ \\t]+nascita|data[ \\t]+de[ \\t]+nascimento|n[ée]e?[ \\t]+le|生年月日|생년월일|出生(?:年月|日期)?)[ \\t]*(?:[:：\\-–—][ \\t]*)?' +
   // One run of spaces on each side of the colon, so that a long run of spaces is read once (not split every way).
   '|birthday[ \\t]*:[ \\t]*|born(?:[ \\t]+on)?[ \\t]*(?:[:\\-–—][ \\t]*)?';
 const BIRTH_RE = new RegExp(`(?<![\\p{L}])(${BIRTH_LABEL})(${DATE})(?![\\p{L}\\d])`, 'giu');

@@ -144,5 +144,11 @@
  *    name after other languages' labels ("Nombre:", "Nom :", "Vorname:", "姓名:", "氏名:", "이름:"), after "Name of the
  *    candidate:", and a spouse's ("Spouse: John Roe"). Kept: citizenship and work permits ("Visa: H-1B"), the same words
  *    in prose ("gender - pay gap study"), and a value too long for a particular.
+ * 25: a year alone after a birth label ("Year of birth: 1979", "DOB: 1979", "born 1990"); joined labels ("Race/Ethnicity:",
+ *    "Religion & Caste:"); a place of birth, a native place, a mother tongue, a veteran status and a pregnancy after
+ *    their labels. Kept: "Born in 1990" in prose, a span of years ("2015-2019"); a value that is a list or holds an
+ *    aside ("Children: ages 3-5, Montessori classroom", "Gender – Pay Gap Analysis (Python, pandas)"); a label that also
+ *    heads content after a dash ("Race - autonomous driving stack"), a count or a measure that is no number
+ *    ("Dependents: Kubernetes"); and a role's text, whose "Weight: able to lift 25 kg" is a requirement.
  */
-export const SCRUB_RULES_VERSION = 24;
+export const SCRUB_RULES_VERSION = 25;

@@ -34,6 +34,11 @@ export interface ScrubOptions {
   detectNames?: boolean;
   /** Removes a capitalised name right after a contact label ("Hiring manager Jane Roe", "Contact: Jane Roe"): for roles. */
   contactNames?: boolean;
+  /**
+   * Whether labelled personal particulars ("Marital Status: Married") become [PERSONAL]: a person's text. False for a
+   * role, whose "Weight: able to lift 25 kg" or "Children: experience with ages 3-5" is a requirement.
+   */
+  particulars?: boolean;
 }
 
 // ---- URLs --------------------------------------------------------------------------------------
@@ -230,7 +235,7 @@ export function scrubShowing(text: string, given: ScrubOptions = {}): { text: st
   if (/\d{5}/.test(out)) out = out.replace(US_ZIP_RE, '[ADDRESS]');
   // Before the phones: "SSN: 123-45-6789" is an identity number, not a phone.
   out = scrubIdentity(out);
-  out = scrubPersonal(out);
+  if (opts.particulars !== false) out = scrubPersonal(out);
   out = scrubPhones(out, input.ascii);
   // After the patterns, which give "(555) 123-4567" whole: the known values catch what no pattern recognised.
   out = scrubKnown(out, opts);

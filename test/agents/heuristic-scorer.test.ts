@@ -113,16 +113,17 @@ test('a quote cut from a long passage never splits an emoji: every quote is well
   assert.equal(cut[0]!.quote.length, 199);
 });
 
-test('a junior role keeps its ceiling when it also states a minimum: twenty years is over-qualified either way', async () => {
+test('a junior role caps no years it does not state: twenty years fits as well as two; a stated ceiling still counts', async () => {
   const junior: RoleSpec = { ...ROLE, seniority: 'junior', minYearsExperience: null, description: 'Build payment APIs in Python with Django and PostgreSQL.' };
   const veteran = view(STRONG, { yearsExperience: 20 });
   const fresh = view(STRONG, { yearsExperience: 2 });
-  const plain = (await scoreOf(veteran, junior)).subscores.seniority;
-  for (const minYearsExperience of [0, 1]) {
+  for (const minYearsExperience of [null, 0, 1]) {
     const stated = { ...junior, minYearsExperience };
-    assert.equal((await scoreOf(veteran, stated)).subscores.seniority, plain, `minYearsExperience ${minYearsExperience}`);
-    assert.ok((await scoreOf(fresh, stated)).subscores.seniority > plain, 'a junior still fits better');
+    assert.equal((await scoreOf(veteran, stated)).subscores.seniority, (await scoreOf(fresh, stated)).subscores.seniority, `minYearsExperience ${minYearsExperience}`);
   }
+  // "Over-qualified" only past a ceiling the role wrote itself ("3-5 years"), never one implied by "junior".
+  const capped = { ...junior, description: `${junior.description} 3-5 years of experience.` };
+  assert.ok((await scoreOf(veteran, capped)).subscores.seniority < (await scoreOf(view(STRONG, { yearsExperience: 4 }), capped)).subscores.seniority);
 });
 
 test('"present" in a date range is the year the run started, so its resumed attempts and its replay read it alike', async () => {

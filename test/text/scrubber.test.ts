@@ -477,6 +477,26 @@ test('personal particulars after their labels become [PERSONAL]; the same words 
   );
 });
 
+test("a label's words heading a resume's own content are no particular: lists, asides, headings after a dash, no count", () => {
+  const kept = [
+    '- Gender – Pay Gap Analysis (Python, pandas)',
+    'Race - autonomous driving stack (ROS, C++)',
+    'Children: ages 3-5, Montessori classroom',
+    'Disability: WCAG 2.1 audits, screen readers',
+    'Age: 12 years, 2M lines of COBOL',
+    'Dependents: Kubernetes, Helm',
+    'Größe: 12 Mitarbeiter',
+    'Gender - Female',
+    'Children: Montessori',
+  ];
+  for (const line of kept) assert.equal(scrub(line, { detectNames: false }), line);
+  for (const [line, expected] of [['Children: 2', 'Children: [PERSONAL]'], ['Weight: 62 kg', 'Weight: [PERSONAL]'], ['Race/Ethnicity - Black', 'Race/Ethnicity - [PERSONAL]']]) {
+    assert.equal(scrub(line!, { detectNames: false }), expected);
+  }
+  // A role's requirements are not a person's particulars.
+  assert.equal(scrub('Weight: able to lift 25 kg\nGender: any', { detectNames: false, particulars: false }), 'Weight: able to lift 25 kg\nGender: any');
+});
+
 test("a person's name after other languages' labels, and a spouse's, is scrubbed", () => {
   const cases: Array<[string, string]> = [
     ['Nombre: Juan Pérez\nIngeniero de datos', 'Nombre: [NAME]\nIngeniero de datos'],

@@ -57,6 +57,12 @@ const EDUCATION_HEADING_RE = /\b(?:education|academic|qualifications?|certificat
 const RANGE_RE =
   /\b((?:19|20)\d{2})\s*(?:-|–|—|to|until|till)\s*(?:[A-Za-z]{3,9}\.?\s+)?((?:19|20)\d{2}|present|current|now|today|date)\b/gi;
 const EDUCATION_RE = /\b(?:bachelor|master|degree|university|college|school|diploma|b\.?sc?|m\.?sc?|ph\.?d|gpa|coursework|graduat\w*)\b/i;
+// Years that are someone's age, or a child's ("I am 24 years old", "kids aged 4 and 7 years"): not of work.
+const AGE_BEFORE_RE = /\b(?:aged?|child(?:ren)?|kids?|sons?|daughters?|toddlers?)\b[^.;\n]{0,30}$/i;
+const AGE_AFTER_RE = /^\s*(?:-\s*)?(?:old|of age)\b/i;
+// Time away from work, as a resume discloses it ("Maternity leave, 2019 - 2021", "Career break (family care) 2012 -
+// 2016"): no work years, and no gap counted against anyone either.
+const AWAY_RE = /\b(?:(?:maternity|paternity|parental|family|medical|sick|caregiving|carer'?s?) leave|career (?:break|gap|pause)|sabbatical|caregiving|caring for)\b/i;
 
 export interface YearsFound {
   years: number;
@@ -84,6 +90,8 @@ export function candidateYears(input: RuleInput): YearsFound | null {
   for (const p of resume.passages) {
     if (HEADING_RE.test(p.text)) inEducation = EDUCATION_HEADING_RE.test(p.text);
     for (const m of p.text.matchAll(STATED_YEARS_RE)) {
+      const at = m.index ?? 0;
+      if (AGE_BEFORE_RE.test(p.text.slice(Math.max(0, at - 40), at)) || AGE_AFTER_RE.test(p.text.slice(at + m[0].length))) continue;
       const raw = (m[1] ?? '').toLowerCase();
       const n = (NUMBER_WORDS[raw] ?? Number(raw)) / ((m[2] ?? '').toLowerCase().startsWith('month') ? 12 : 1);
       if (n <= 45 && n > stated) {
@@ -91,8 +99,8 @@ export function candidateYears(input: RuleInput): YearsFound | null {
         statedIn = p;
       }
     }
-    // Study years are not work years.
-    if (inEducation || EDUCATION_RE.test(p.text)) continue;
+    // Study years are not work years, and nor is time away.
+    if (inEducation || EDUCATION_RE.test(p.text) || AWAY_RE.test(p.text)) continue;
     for (const m of p.text.matchAll(RANGE_RE)) {
       const start = Number(m[1]);
       const endRaw = (m[2] ?? '').toLowerCase();

@@ -1,4 +1,5 @@
 // A role read once for scoring: skills, title tokens, weighted description vocabulary, years asked for.
+import { fairDescription } from './protected-criteria.js';
 import type { RoleSpec, Seniority } from '../../matching/domain.js';
 import { skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -31,8 +32,6 @@ export interface RoleProfile {
 }
 
 const SENIORITY_YEARS: Record<Seniority, number> = { junior: 0, mid: 2, senior: 5, staff: 8, principal: 10 };
-// A junior role is not a fit for a principal: past this (plus slack) experience counts as over-qualified.
-const JUNIOR_MAX_YEARS = 3;
 const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 // "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor.
 const YEARS_RE = /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:\+|plus)?\s*(?:(?:-|–|to)\s*(\d{1,2})\s*)?\+?\s*(?:years?|yrs?)\b/gi;
@@ -84,13 +83,12 @@ function buildProfile(role: RoleSpec): RoleProfile {
   const skills = roleSkills(role);
   const terms = descriptionTerms(role);
   const titleTokens = [...new Set(tokenize(role.title))];
-  const stated = role.minYearsExperience !== null ? { min: role.minYearsExperience, max: null } : yearsAsked(role.description);
+  const stated = role.minYearsExperience !== null ? { min: role.minYearsExperience, max: null } : yearsAsked(fairDescription(role));
   const floor = role.seniority ? SENIORITY_YEARS[role.seniority] : null;
   let years: YearsWanted | null = stated;
   if (floor !== null && (years === null || floor > years.min)) years = { min: floor, max: null };
-  // A junior role keeps its ceiling whatever floor it states (minYearsExperience 0, "1+ years"), unless the floor is
-  // already past it: then the role asks for more than a junior, and the floor is what it says.
-  if (role.seniority === 'junior' && years && years.max === null && years.min < JUNIOR_MAX_YEARS) years = { ...years, max: JUNIOR_MAX_YEARS };
+  // No ceiling but one the role states ("3-5 years"): a junior role implied none. "Over-qualified" for years the role
+  // never capped is a common stand-in for age (ADEA; EEOC guidance), and the candidate's years are no fault.
   let surface: Map<string, string> | null = null;
   const topical = new Set([...titleTokens, ...terms.map((t) => t.term)].filter((t) => !GENERIC_TERMS.has(t)));
   return {
@@ -101,14 +99,14 @@ function buildProfile(role: RoleSpec): RoleProfile {
     terms,
     termWeight: new Map(terms.map((t) => [t.term, t.weight])),
     totalTermWeight: terms.reduce((sum, t) => sum + t.weight, 0),
-    bigrams: bigramsOf(role.description),
+    bigrams: bigramsOf(fairDescription(role)),
     topical,
     years,
     locationTokens: role.location ? [...new Set(tokenize(role.location))] : [],
     remoteOk: role.remote === true,
     onSite: role.remote === false,
     asWritten: (tokens) => {
-      const forms = surface ?? (surface = surfaceForms(`${role.title}\n${role.description}`));
+      const forms = surface ?? (surface = surfaceForms(`${role.title}\n${fairDescription(role)}`));
       return tokens.split(' ').map((t) => forms.get(t) ?? t).join(' ');
     },
   };

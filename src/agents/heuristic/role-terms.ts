@@ -1,4 +1,5 @@
 // What the heuristic agents read out of a role: its skills (alias-normalised) and its weighted key terms.
+import { fairDescription } from './protected-criteria.js';
 import type { RoleSpec } from '../../matching/domain.js';
 import { extractSkills, normalizeSkills, skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -78,7 +79,7 @@ export function roleSkills(role: RoleSpec): RoleSkills {
     const mustKeys = new Set(must.map(skillKey));
     return { must, nice: nice.filter((s) => !mustKeys.has(skillKey(s))), mustInferred: false };
   }
-  const { required, optional } = splitByNeed(role.description);
+  const { required, optional } = splitByNeed(fairDescription(role));
   const niceKeys = new Set(nice.map(skillKey));
   const must = normalizeSkills(extractSkills(`${role.title}\n${required}`)).filter((s) => !niceKeys.has(skillKey(s)));
   const mustKeys = new Set(must.map(skillKey));
@@ -94,7 +95,7 @@ export interface WeightedTerm {
 /** The role description's content terms, heaviest first (repeated and specific terms weigh more), then in order of appearance. */
 export function descriptionTerms(role: RoleSpec): WeightedTerm[] {
   const counts = new Map<string, number>();
-  for (const token of tokenize(role.description)) counts.set(token, (counts.get(token) ?? 0) + 1);
+  for (const token of tokenize(fairDescription(role))) counts.set(token, (counts.get(token) ?? 0) + 1);
   const terms: Array<WeightedTerm & { order: number }> = [];
   let order = 0;
   for (const [term, count] of counts) {
@@ -124,7 +125,7 @@ export function surfaceForms(text: string): Map<string, string> {
 
 /** The role's specific description words as written, heaviest first, minus those already covered. */
 export function keyTermsAsWritten(role: RoleSpec, covered: ReadonlySet<string> = new Set()): string[] {
-  const forms = surfaceForms(role.description);
+  const forms = surfaceForms(fairDescription(role));
   const out: string[] = [];
   for (const { term } of descriptionTerms(role)) {
     if (GENERIC_TERMS.has(term) || covered.has(term) || !/^\p{L}{3,}$/u.test(term)) continue;
