@@ -184,6 +184,9 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     let child = durations.get(key);
     if (!child) durations.set(key, (child = services.metrics.httpDuration.labels(request.method, route, String(reply.statusCode))));
     child.observe((performance.now() - request.startedAt) / 1000);
+    // While shutting down, an answer closes its connection: a client's kept-alive connection would otherwise hold the
+    // server's close (it closes only idle ones) until the process is killed at its deadline.
+    if (services.lifecycle.closing) reply.header('connection', 'close');
     done(null, payload);
   });
   // fastify writes its access line ('request completed', at info) once a response has finished, which it learns from

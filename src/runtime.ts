@@ -37,6 +37,9 @@ export interface RuntimeOptions {
   now?: () => number;
 }
 
+// How long a shutdown waits for requests under way before it closes their connections.
+const FORCE_CLOSE_AFTER_MS = 2_000;
+
 export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = opts.logger ?? pino(loggerOptions(config.LOG_LEVEL));
   // A worker's engine checks its models as it is built (createAgentsFactory); an api process checks them here.
@@ -106,7 +109,13 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         // Asked first, so a pass in progress ends at its next batch while the worker winds down.
         const rescrubStopped = rescrubber.stop();
         await worker?.stop(config.SHUTDOWN_GRACE_MS);
+        // Requests under way are answered (their connections close with them); one still running after this long, or
+        // a connection left open whatever its answer said, is cut, so that the journal is flushed and the database
+        // closed before the shutdown's deadline.
+        const cut = setTimeout(() => app.server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+        cut.unref();
         await app.close();
+        clearTimeout(cut);
         await rescrubStopped;
         await services.journal.flush();
         await db.close();
