@@ -24,11 +24,16 @@ export interface RunServiceLimits {
 
 class IdempotentReplay extends Error {}
 
-function requestHash(req: StartRunRequest): string {
+/**
+ * The request's hashes: a role id is a UUID, whichever case it is spelt in, so a retry that spells it in capitals is
+ * the same request. The first is the one stored; the second, as the id was spelt, matches a run stored before ids
+ * were folded to lower case.
+ */
+function requestHashes(req: StartRunRequest): [string, string] {
   const { orgId: _orgId, idempotencyKey: _key, ...body } = req;
-  // A role id is a UUID, whichever case it is spelt in: a retry that spells it in capitals is the same request.
-  const same = body.roleId === undefined ? body : { ...body, roleId: body.roleId.toLowerCase() };
-  return createHash('sha256').update(JSON.stringify(same)).digest('hex');
+  const hash = (b: object) => createHash('sha256').update(JSON.stringify(b)).digest('hex');
+  const folded = hash(body.roleId === undefined ? body : { ...body, roleId: body.roleId.toLowerCase() });
+  return [folded, body.roleId === undefined ? folded : hash(body)];
 }
 
 export function createRunService(deps: {
@@ -48,10 +53,10 @@ export function createRunService(deps: {
 }) {
   const { db, runs } = deps;
 
-  async function replay(orgId: string, key: string, hash: string): Promise<{ runId: string; created: false }> {
+  async function replay(orgId: string, key: string, hashes: readonly string[]): Promise<{ runId: string; created: false }> {
     const first = await runs.findByIdempotencyKey(orgId, key);
     if (!first) throw new ConflictError('A request with this Idempotency-Key is still being processed; retry.');
-    if (first.requestHash !== hash) {
+    if (first.requestHash === null || !hashes.includes(first.requestHash)) {
       throw new UnprocessableError('This Idempotency-Key was used with a different request body.', [
         { path: 'headers.idempotency-key', message: 'already used with another body' },
       ]);
@@ -65,10 +70,11 @@ export function createRunService(deps: {
      * run as created (a 202 needs no second read).
      */
     async start(req: StartRunRequest): Promise<{ runId: string; created: boolean; run?: Run & { version: number } }> {
-      const hash = requestHash(req);
+      const hashes = requestHashes(req);
+      const hash = hashes[0];
       if (req.idempotencyKey) {
         const first = await runs.findByIdempotencyKey(req.orgId, req.idempotencyKey);
-        if (first) return replay(req.orgId, req.idempotencyKey, hash);
+        if (first) return replay(req.orgId, req.idempotencyKey, hashes);
       }
       // A run spends on models if its agents are models, or if its queries are embedded by one.
       if (deps.engine === 'llm' || deps.embeddings === 'llm') {
@@ -117,7 +123,7 @@ export function createRunService(deps: {
         deps.notifyQueued?.();
         return { runId: run.id, created: true, run };
       } catch (err) {
-        if (err instanceof IdempotentReplay) return replay(req.orgId, req.idempotencyKey!, hash);
+        if (err instanceof IdempotentReplay) return replay(req.orgId, req.idempotencyKey!, hashes);
         throw err;
       }
     },

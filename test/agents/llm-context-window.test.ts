@@ -85,6 +85,18 @@ test('a candidate the server still finds too long is left unscored with the reas
   }
 });
 
+test('a role so long that little of a resume would fit leaves its candidates unscored, not scored on a resume cut to nothing', async () => {
+  const from = server.requests.length;
+  const description = `${GO_ROLE.description} ${'We build payment services in Go with gRPC and Postgres for merchants across Europe. '.repeat(240)}`;
+  const r = await run({ role: { ...GO_ROLE, description }, maxIterations: 1, scoreLimit: 3 });
+  assert.equal(r.status, 'succeeded', JSON.stringify(r.error));
+  assert.equal(r.shortlist.length, 0, 'no score from an empty resume');
+  const events = (await rt.app!.inject({ url: `/v1/matching-runs/${r.id}/events?limit=100`, headers: rt.auth() })).json().items;
+  const reasons = events.filter((e: { type: string }) => e.type === 'candidate.unscored').map((e: { data: { reason: string } }) => e.data.reason);
+  assert.ok(reasons.length > 0 && reasons.every((x: string) => /too little room for the resume/.test(x)), JSON.stringify(reasons));
+  assert.ok(!server.requests.slice(from).some((q) => q.agent === 'scorer'), 'no scorer request was sent');
+});
+
 test("the error of a request past the window says to match the registry's contextWindow to the server's", () => {
   const hint = failureHint(400, { model: 'vllm-8k', response_format: { type: 'json_schema' } }, "This model's maximum context length is 8192 tokens.");
   assert.match(String(hint), /context window.*contextWindow/);

@@ -68,3 +68,10 @@ test('an invalid registry file is refused with the reason', () => {
   writeFileSync(notJson, '{');
   assert.throws(() => loadModelRegistry(notJson), /not valid JSON/);
 });
+
+test("the bundled Ollama chat models are registered at the window operations.md tells an Ollama server to have", () => {
+  // Ollama cuts a longer prompt without an error: a registry window past the server's would let the scorer send one.
+  const ollama = loadModelRegistry().models.filter((m) => m.provider === 'ollama' && m.kind === 'chat');
+  assert.ok(ollama.length >= 2);
+  for (const m of ollama) assert.equal(m.contextWindow, 16384, m.id);
+});

@@ -54,6 +54,8 @@ Answer with the JSON object only.`;
 
 // An answer is six integers, a few sentences and up to 18 short quotes.
 const MAX_ANSWER_TOKENS = 1200;
+// The least of a resume a score is made from, when the resume is longer.
+const MIN_RESUME_CHARS = 2000;
 
 /** Whitespace, case and typographic quotes do not make a quote unfaithful; anything else does. */
 function normalise(text: string): string {
@@ -96,6 +98,11 @@ export function createLlmScorer(deps: LlmAgentDeps): Scorer {
       // longer than the model's context window leaves room for is cut (resumeRoom).
       const head = `${renderRole(input.role)}\n\n# Candidate to assess\n`;
       const room = resumeRoom(deps, 'scorer', SCORER_INSTRUCTIONS + head + renderCandidate({ ...input.candidate, text: '' }), MAX_ANSWER_TOKENS);
+      // A role so long that little of the resume would fit leaves the candidate unscored: a score of a resume's first
+      // lines, or of none, would read as a judgement of the whole.
+      if (room < Math.min(MIN_RESUME_CHARS, input.candidate.text.length)) {
+        return { status: 'unscored', reason: "the role leaves too little room for the resume in the model's context window" };
+      }
       const prompt = head + renderCandidate(input.candidate, { maxResumeChars: room });
       let answer: ScoreAnswer;
       try {
