@@ -5,32 +5,30 @@
 
 // Age, sex, national origin, religion, family status, disability: the words that state such a criterion. Words with a
 // second, innocent sense are left out ("race conditions", "single sign-on", "white-box", "React Native").
-const PROTECTED_CRITERION = new RegExp(
-  [
-    // Age.
-    'young(?:er)?', 'youthful', 'recent(?:ly)? graduat\\w*', 'fresh graduates?', 'digital natives?', 'age (?:limit|range|between)',
-    'maximum age', '(?:under|below|over|above|not older than|no older than|aged?) \\d{2}(?![\\d%])', '\\d{2}\\s*(?:-|–|to)\\s*\\d{2} years? (?:old|of age)',
-    // Sex and gender.
-    'males?', 'females?', 'men', 'women', 'gentlemen', 'ladies', '(?:a |the )?(?:man|woman) (?:for|who|to)', 'gender', 'sex',
-    // National origin and language as birth.
-    'native (?:\\p{L}+ )?speakers?', 'mother tongue', 'born (?:in|and raised)', 'citizens? by birth', 'nationality', 'ethnic\\w*',
-    // Religion.
-    'christians?', 'muslims?', 'jewish', 'hindus?', 'buddhists?', 'sikhs?', 'catholics?', 'church(?:es|goers?)?', 'mosques?', 'synagogues?',
-    'religio\\w*', 'god-fearing',
-    // Family status, pregnancy, disability.
-    'married', 'unmarried', 'spouses?', 'pregnan\\w*', 'childless', 'no (?:kids|children)', 'family planning', 'able-bodied', 'disabilit\\w*',
-    'handicap\\w*',
-  ].join('|'),
-  'iu',
-);
-const CRITERION_RE = new RegExp(`(?<![\\p{L}\\d-])(?:${PROTECTED_CRITERION.source})(?![\\p{L}\\d-])`, 'iu');
+const PROTECTED_CRITERION = [
+  // Age.
+  'young(?:er)?', 'youthful', 'recent(?:ly)? graduat\\w*', 'fresh graduates?', 'digital natives?', 'age (?:limit|range|between)',
+  'maximum age', '(?:under|below|over|above|not older than|no older than|aged?) \\d{2}(?![\\d%])', '\\d{2}\\s*(?:-|–|to)\\s*\\d{2} years? (?:old|of age)',
+  // Sex and gender.
+  'males?', 'females?', 'men', 'women', 'gentlemen', 'ladies', '(?:a |the )?(?:man|woman) (?:for|who|to)', 'gender', 'sex',
+  // National origin and language as birth.
+  'native (?:\\p{L}+ )?speakers?', 'mother tongue', 'born (?:in|and raised)', 'citizens? by birth', 'nationality', 'ethnic\\w*',
+  // Religion.
+  'christians?', 'muslims?', 'jewish', 'hindus?', 'buddhists?', 'sikhs?', 'catholics?', 'church(?:es|goers?)?', 'mosques?', 'synagogues?',
+  'religio\\w*', 'god-fearing',
+  // Family status, pregnancy, disability.
+  'married', 'unmarried', 'spouses?', 'pregnan\\w*', 'childless', 'no (?:kids|children)', 'family planning', 'able-bodied', 'disabilit\\w*',
+  'handicap\\w*',
+].join('|');
+const CRITERION = `(?<![\\p{L}\\d-])(?:${PROTECTED_CRITERION})(?![\\p{L}\\d-])`;
+const CRITERION_RE = new RegExp(CRITERION, 'iu');
 
 const fair = new WeakMap<object, string>();
 
 // A sentence longer than this is no sentence but a run of text (a description pasted without stops): only the words
 // that state the criterion go from it, not the skills around them.
 const MAX_SENTENCE_CHARS = 240;
-const CRITERIA_RE = new RegExp(CRITERION_RE.source, 'giu');
+const CRITERIA_RE = new RegExp(CRITERION, 'giu');
 
 /** The text without its sentences (or list items) that state a protected criterion. */
 export function withoutProtectedCriteria(text: string): string {
