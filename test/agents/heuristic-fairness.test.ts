@@ -1,7 +1,13 @@
-import { test } from 'node:test';
+// Fairness of the scoring: pairs of resumes that differ in one protected fact (an age, a leave, a religion, a sex)
+// and roles that ask for one score alike; labelled particulars never reach an agent; every model agent is told so.
 import assert from 'node:assert/strict';
-import type { CandidateView, RoleSpec } from '../../src/matching/domain.js';
+import { test } from 'node:test';
+import { withoutProtectedCriteria } from '../../src/agents/heuristic/protected-criteria.js';
 import { createHeuristicScorer } from '../../src/agents/heuristic/scorer.js';
+import { DATA_RULE, FAIRNESS_RULE } from '../../src/agents/llm/prompt.js';
+import { RERANKER_INSTRUCTIONS } from '../../src/agents/llm/reranker.js';
+import { SCORER_INSTRUCTIONS } from '../../src/agents/llm/scorer.js';
+import type { CandidateView, RoleSpec } from '../../src/matching/domain.js';
 import { scrub } from '../../src/text/scrubber.js';
 
 const scorer = createHeuristicScorer({ referenceYear: () => 2025 });
@@ -56,8 +62,7 @@ test("a role's sentences asking for a protected characteristic weigh nothing: pa
   }
 });
 
-test('a sentence is dropped only for a protected criterion: race conditions, React Native, single sign-on and white-box testing stay', async () => {
-  const { withoutProtectedCriteria } = await import('../../src/agents/heuristic/protected-criteria.js');
+test('a sentence is dropped only for a protected criterion: race conditions, React Native, single sign-on and white-box testing stay', () => {
   const kept = 'Debug race conditions in Go. Ship React Native apps. Build single sign-on. Write white-box tests. Mentor engineers.';
   assert.equal(withoutProtectedCriteria(kept), kept);
   assert.equal(withoutProtectedCriteria('Build Go services. Candidates under 35 only.\nYoung team.'), 'Build Go services.');
@@ -68,10 +73,7 @@ test('a sentence is dropped only for a protected criterion: race conditions, Rea
   assert.match(out, /python django postgresql/);
 });
 
-test('every model agent is told not to weigh protected characteristics, whatever the role asks', async () => {
-  const { DATA_RULE, FAIRNESS_RULE } = await import('../../src/agents/llm/prompt.js');
-  const { SCORER_INSTRUCTIONS } = await import('../../src/agents/llm/scorer.js');
-  const { RERANKER_INSTRUCTIONS } = await import('../../src/agents/llm/reranker.js');
+test('every model agent is told not to weigh protected characteristics, whatever the role asks', () => {
   assert.ok(DATA_RULE.includes(FAIRNESS_RULE));
   for (const instructions of [SCORER_INSTRUCTIONS, RERANKER_INSTRUCTIONS]) assert.match(instructions, /Never let age, sex or gender/);
 });
