@@ -150,9 +150,11 @@ test('a run’s embedding stops at its deadline and with its signal, without wai
   h.setSettings({ timeoutMs: 10_000 });
   h.server.setHandler(() => fakeReply.hang());
   const started = Date.now();
-  await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', deadline: started + 1_000 }), DeadlineExceededError);
+  // 3 s: a request with under MIN_REQUEST_MS (1 s) left is not sent at all, and 1 s raced that check.
+  await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', deadline: started + 3_000 }), DeadlineExceededError);
   const elapsed = Date.now() - started;
-  assert.ok(elapsed >= 990 && elapsed < 8_000, `took ${elapsed} ms`);
+  assert.ok(elapsed >= 2_990 && elapsed < 9_000, `took ${elapsed} ms`);
+  assert.ok(h.server.requests.length >= 1, 'the request was sent, and waited on');
   const abort = new AbortController();
   setTimeout(() => abort.abort(new Error('cancelled')), 50);
   await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG, runId: 'run_1', signal: abort.signal }), /cancelled|abort/i);

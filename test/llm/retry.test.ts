@@ -93,7 +93,7 @@ test('a Retry-After that would pass the deadline gives up at once with DeadlineE
   const h = await setupLlm({ settings: { retryMaxMs: 10_000 } });
   t.after(h.close);
   h.server.script(fakeReply.rateLimited({ retryAfterMs: 5_000 }), fakeReply.text('never'));
-  const err = await ask(h, { deadline: Date.now() + 2_000 }).then(() => null, (e: unknown) => e);
+  const err = await ask(h, { deadline: Date.now() + 3_000 }).then(() => null, (e: unknown) => e);
   assert.ok(err instanceof DeadlineExceededError, String(err));
   assert.match(err.message, /retry 1 would wait 5000 ms/, 'it gave up instead of sitting out the wait');
   assert.equal(h.server.requests.length, 1);
@@ -121,15 +121,16 @@ test('a hanging provider times out per attempt, is retried, and each attempt is 
 });
 
 test('the deadline shortens the request timeout: a hang ends at the deadline, not at timeoutMs', async (t) => {
-  // 1 s to the deadline: long enough for the attempt to reach the server on a loaded machine (200 ms was not).
+  // 3 s to the deadline: long enough for the attempt to reach the server on a loaded machine (200 ms was not), and
+  // to be sent at all (a request with under MIN_REQUEST_MS left is not: 1 s raced the check).
   const h = await setupLlm({ settings: { timeoutMs: 10_000 } });
   t.after(h.close);
   h.server.script(fakeReply.hang());
   const started = Date.now();
-  const err = await ask(h, { deadline: started + 1_000 }).then(() => null, (e: unknown) => e);
+  const err = await ask(h, { deadline: started + 3_000 }).then(() => null, (e: unknown) => e);
   const elapsed = Date.now() - started;
   assert.ok(err instanceof DeadlineExceededError, String(err));
-  assert.ok(elapsed >= 990 && elapsed < 8_000, `elapsed ${elapsed} (timeoutMs is 10 s)`);
+  assert.ok(elapsed >= 2_990 && elapsed < 9_000, `elapsed ${elapsed} (timeoutMs is 10 s)`);
   assert.equal(h.server.requests.length, 1);
 });
 
