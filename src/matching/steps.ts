@@ -86,7 +86,7 @@ const rerank: Step = async (ctx, deps) => {
     .filter((h) => !pickedSet.has(h.id) && views.has(h.id))
     .sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1));
   const backlog = unpicked.slice(0, MAX_BACKLOG);
-  // What the backlog cannot keep (scoreLimit above 33 retrieves more a round than the cap leaves room for) is
+  // What the backlog cannot keep (at a large scoreLimit, or after enough rounds, more is retrieved than it holds) is
   // released: a later round's queries may find it again, instead of its being excluded from every retrieval unscored.
   const dropped = unpicked.slice(MAX_BACKLOG).map((h) => h.id);
   const releasedIds = dropped.length ? [...(ctx.releasedIds ?? []), ...dropped] : ctx.releasedIds;

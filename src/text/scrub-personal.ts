@@ -47,11 +47,10 @@ export function scrubPersonal(text: string): string {
   return text.replace(PERSONAL_RE, (all, lineLabel?: string, lineWord?: string, inLabel?: string, inWord?: string, value = '') => {
     const [label, word] = lineLabel !== undefined ? [lineLabel, lineWord!] : [inLabel!, inWord!];
     const v = value.trim();
-    // A particular is a word or a few ("Married", "Hindu", "Female", "5 ft 8 in", "2 (ages 4 and 7)"); a longer value is
-    // prose or a skills line under a heading that happens to match ("Health: built FHIR integrations for three clinics").
-    // A list or an aside is content, not a particular ("Children: ages 3-5, Montessori classroom", "Gender – Pay Gap
-    // Analysis (Python, pandas)").
-    // A place is written with commas ("Place of Birth: Lagos, Nigeria").
+    // A particular is a word or a few ("Married", "Hindu", "Female", "5 ft 8 in"); a longer value is prose or a skills
+    // line under a heading that happens to match ("Health: built FHIR integrations for three clinics"), and a list or
+    // an aside is content ("Children: ages 3-5, Montessori classroom", "Gender – Pay Gap Analysis (Python, pandas)"),
+    // but for a place, which is written with commas ("Place of Birth: Lagos, Nigeria").
     const w = word.trim();
     if (v === '' || v.includes('[') || v.split(/\s+/).length > 6 || (PLACE_LABEL.test(w) ? /[();]/ : /[(),;]/).test(v)) return all;
     if (IS_AGE.test(w) && !/^\d/.test(v)) return all;

@@ -91,15 +91,24 @@ export function renderCandidate(candidate: CandidateView, opts: { label?: string
 // Tokens kept free beside a request's estimate: message framing, and a server that counts a little more than we do.
 const CONTEXT_MARGIN_TOKENS = 256;
 
+/** Tokens a request of `agent` holding `text` leaves free of its model's context window, beside its answer. */
+function tokensLeft(deps: LlmAgentDeps, agent: AgentName, text: string, answerTokens: number): number {
+  return deps.caller.modelFor(agent).contextWindow - answerTokens - estimateTokens(text) - CONTEXT_MARGIN_TOKENS;
+}
+
 /**
- * How many characters of resume text a request of `agent` may hold beside `fixed` (its instructions and everything
- * else it sends) and its answer, to fit the agent's model's context window (config/models.json) at estimateTokens'
- * three characters a token. A local server with a small window (vLLM's max_model_len 8192) refuses a request past
- * it with a 400, which would otherwise fail the run; the large windows of hosted models cut nothing.
+ * Whether a request of `agent` holding `text` (its instructions and prompt) fits its model's context window
+ * (config/models.json) with its answer, at estimateTokens' three characters a token. A local server with a small
+ * window (vLLM's max_model_len 8192) refuses a request past it with a 400, which would otherwise fail the run; the
+ * large windows of hosted models take every request whole.
  */
+export function fitsWindow(deps: LlmAgentDeps, agent: AgentName, text: string, answerTokens: number): boolean {
+  return tokensLeft(deps, agent, text, answerTokens) >= 0;
+}
+
+/** How many characters of resume text a request of `agent` may hold beside `fixed` (everything else it sends). */
 export function resumeRoom(deps: LlmAgentDeps, agent: AgentName, fixed: string, answerTokens: number): number {
-  const window = deps.caller.modelFor(agent).contextWindow;
-  return Math.max(0, (window - answerTokens - estimateTokens(fixed) - CONTEXT_MARGIN_TOKENS) * 3);
+  return Math.max(0, tokensLeft(deps, agent, fixed, answerTokens) * 3);
 }
 
 /** The fields of a model call that come from the run: who pays, its budget, deadline, cancellation, logger and audit hook. */

@@ -4,7 +4,7 @@ import { turnByTurn } from '../../llm/dispatch.js';
 import { StructuredOutputError } from '../../llm/errors.js';
 import type { RetrievedCandidate } from '../../matching/domain.js';
 import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
 
 /** Candidates per call: enough to compare, few enough that each resume excerpt keeps its detail. */
 export const RERANK_BATCH_SIZE = 30;
@@ -56,12 +56,15 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
     const labels = batch.map((_, i) => labelOf(i)) as [string, ...string[]];
     const byLabel = new Map(batch.map((c, i) => [labels[i]!, c]));
     const maxTokens = Math.max(200, batch.length * 8 + 100);
-    // Each excerpt is RERANK_EXCERPT_CHARS, or less when the batch would not fit the model's context window.
     const head = `${renderRole(input.role)}\n\n# Candidates (${batch.length})\n`;
-    const frames = batch.map((c, i) => renderCandidate({ ...c.candidate, text: '' }, { label: labels[i]! })).join('\n\n');
-    const excerpt = Math.min(RERANK_EXCERPT_CHARS, Math.floor(resumeRoom(deps, 'reranker', RERANKER_INSTRUCTIONS + head + frames, maxTokens) / batch.length));
-    const listing = batch.map((c, i) => renderCandidate(c.candidate, { label: labels[i]!, maxResumeChars: excerpt })).join('\n\n');
-    const prompt = head + listing;
+    const listing = (excerpt: number, text = true) =>
+      batch.map((c, i) => renderCandidate(text ? c.candidate : { ...c.candidate, text: '' }, { label: labels[i]!, maxResumeChars: excerpt })).join('\n\n');
+    let prompt = head + listing(RERANK_EXCERPT_CHARS);
+    // Each excerpt is RERANK_EXCERPT_CHARS, or less when the batch would not fit the model's context window.
+    if (!fitsWindow(deps, 'reranker', RERANKER_INSTRUCTIONS + prompt, maxTokens)) {
+      const room = resumeRoom(deps, 'reranker', RERANKER_INSTRUCTIONS + head + listing(0, false), maxTokens);
+      prompt = head + listing(Math.min(RERANK_EXCERPT_CHARS, Math.floor(room / batch.length)));
+    }
     try {
       const { value } = await askAgent(deps, ctx, {
         agent: 'reranker',

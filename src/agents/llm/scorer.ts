@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isContextOverflow, StructuredOutputError } from '../../llm/errors.js';
 import { SUBSCORE_BOUNDS, SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
 import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderCandidate, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
 
 const bounded = (name: SubscoreName) => z.number().int().min(0).max(SUBSCORE_BOUNDS[name]);
 // Non-empty without minLength: minLength would switch off the provider's strict schema mode.
@@ -94,16 +94,19 @@ export function verifyEvidence(evidence: ScoreAnswer['evidence'], text: string):
 export function createLlmScorer(deps: LlmAgentDeps): Scorer {
   return {
     async score(input: ScoreInput, ctx: AgentCallContext): Promise<ScoreOutcome> {
-      // Role first, candidate last: the prefix up to the candidate is the same for every call of the run. A resume
-      // longer than the model's context window leaves room for is cut (resumeRoom).
+      // Role first, candidate last: the prefix up to the candidate is the same for every call of the run.
       const head = `${renderRole(input.role)}\n\n# Candidate to assess\n`;
-      const room = resumeRoom(deps, 'scorer', SCORER_INSTRUCTIONS + head + renderCandidate({ ...input.candidate, text: '' }), MAX_ANSWER_TOKENS);
-      // A role so long that little of the resume would fit leaves the candidate unscored: a score of a resume's first
-      // lines, or of none, would read as a judgement of the whole.
-      if (room < Math.min(MIN_RESUME_CHARS, input.candidate.text.length)) {
-        return { status: 'unscored', reason: "the role leaves too little room for the resume in the model's context window" };
+      let prompt = head + renderCandidate(input.candidate);
+      // A resume longer than the model's context window leaves room for is cut (resumeRoom).
+      if (!fitsWindow(deps, 'scorer', SCORER_INSTRUCTIONS + prompt, MAX_ANSWER_TOKENS)) {
+        const room = resumeRoom(deps, 'scorer', SCORER_INSTRUCTIONS + head + renderCandidate({ ...input.candidate, text: '' }), MAX_ANSWER_TOKENS);
+        // A role so long that little of the resume would fit leaves the candidate unscored: a score of a resume's
+        // first lines, or of none, would read as a judgement of the whole.
+        if (room < Math.min(MIN_RESUME_CHARS, input.candidate.text.length)) {
+          return { status: 'unscored', reason: "the role leaves too little room for the resume in the model's context window" };
+        }
+        prompt = head + renderCandidate(input.candidate, { maxResumeChars: room });
       }
-      const prompt = head + renderCandidate(input.candidate, { maxResumeChars: room });
       let answer: ScoreAnswer;
       try {
         const result = await askAgent(deps, ctx, {
