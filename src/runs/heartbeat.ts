@@ -7,7 +7,7 @@ import type { ActiveRun } from './worker.js';
 import type { Liveness } from './worker-liveness.js';
 
 export interface HeartbeatDeps {
-  queue: Pick<RunQueue, 'heartbeat' | 'cancelAbandoned' | 'failExhausted'>;
+  queue: Pick<RunQueue, 'heartbeat' | 'cancelAbandoned' | 'failExhausted' | 'endOverdue'>;
   /** The worker's runs in flight, by id; read on every beat. */
   active: Map<string, ActiveRun>;
   leaseMs: number;
@@ -16,7 +16,7 @@ export interface HeartbeatDeps {
   abort(run: ActiveRun, reason: NonNullable<ActiveRun['abortReason']>): void;
   log: Pick<Logger, 'warn' | 'info'>;
   /** Hears of the runs a sweep finished (with no worker left to count them), for the finished runs' metric. */
-  onSwept?(status: 'failed' | 'cancelled', reason: 'error' | 'cancelled', count: number): void;
+  onSwept?(status: 'failed' | 'cancelled' | 'succeeded', reason: 'error' | 'cancelled' | 'budget', count: number): void;
 }
 
 export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
@@ -46,12 +46,14 @@ export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
         else if (state.cancelRequested) abort(run, 'cancel');
         else run.leaseUntil = sentAt + leaseMs;
       }
-      // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, and runs whose
-      // worker died after a cancel was asked end cancelled.
+      // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, runs whose
+      // worker died after a cancel was asked end cancelled, and runs left unheld past their deadline end as it does.
       const cancelled = await queue.cancelAbandoned();
       if (cancelled.length) deps.onSwept?.('cancelled', 'cancelled', cancelled.length);
       const failed = await queue.failExhausted();
       if (failed.length) deps.onSwept?.('failed', 'error', failed.length);
+      const overdue = await queue.endOverdue();
+      if (overdue.length) deps.onSwept?.('succeeded', 'budget', overdue.length);
     })().then(beats.succeeded, beats.failed);
   }, deps.heartbeatMs);
   timer.unref();

@@ -38,7 +38,10 @@ export function runAgeMs(run: Pick<ClaimedRun, 'elapsedMs' | 'claimedAt'>, now: 
   return run.elapsedMs + Math.max(0, now - run.claimedAt);
 }
 
-export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: number; maxAttempts: number; engines?: readonly Engine[] }) {
+export function createRunQueue(
+  db: Database,
+  opts: { workerId: string; leaseMs: number; maxAttempts: number; engines?: readonly Engine[]; /** RUN_DEADLINE_MS, for endOverdue. */ deadlineMs?: number },
+) {
   const { workerId, leaseMs, maxAttempts } = opts;
   const engines = [...(opts.engines ?? ENGINES)];
 
@@ -92,10 +95,39 @@ export function createRunQueue(db: Database, opts: { workerId: string; leaseMs: 
     });
   }
 
+  /**
+   * Ends the runs whose deadline passed while no worker held them (a worker died, or handed them back to wait out a
+   * provider's pause), as a claim would end them at once: succeeded, reason budget, keeping what was scored. Without
+   * it, a run of an engine no live process drives (a model configuration removed) stayed running, its deadline long
+   * past, until someone cancelled it. A run still leased is its worker's to end; one never started has no deadline yet.
+   */
+  async function endOverdue(): Promise<string[]> {
+    if (opts.deadlineMs === undefined) return [];
+    return db.withTransaction(async (tx) => {
+      const reasoning = `Budget reached: the run's deadline (${opts.deadlineMs} ms from its start) passed while no worker held it; the shortlist keeps what was scored.`;
+      const r = await tx.query<{ id: string; stop: Stop }>(
+        `UPDATE matching_runs SET status = 'succeeded', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
+           lease_expires_at = NULL, stop = jsonb_build_object('reason', 'budget', 'iteration', (progress->>'iteration')::int, 'reasoning', $2::text)
+         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
+                        AND cancel_requested_at IS NULL AND started_at < now() - $1 * interval '1 millisecond'
+                      FOR UPDATE SKIP LOCKED)
+         RETURNING id, stop`,
+        [opts.deadlineMs, reasoning],
+      );
+      for (const row of r.rows) {
+        const end = endEvent('succeeded', row.stop, null);
+        await appendEvent(tx, row.id, end.type, end.data);
+        await appendFinishedTrail(tx, row.id, { status: 'succeeded', stop: row.stop, error: null });
+      }
+      return r.rows.map((row) => row.id);
+    });
+  }
+
   return {
     workerId,
     failExhausted,
     cancelAbandoned,
+    endOverdue,
 
     /**
      * Claims the oldest queued run of an engine this worker drives, or a running one whose worker died (lease expired)

@@ -74,7 +74,7 @@ export interface ActiveRun {
 
 export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const queue = createRunQueue(deps.db, { workerId, leaseMs: opts.leaseMs, maxAttempts: opts.maxAttempts, engines: deps.engines ?? ENGINES });
+  const queue = createRunQueue(deps.db, { workerId, leaseMs: opts.leaseMs, maxAttempts: opts.maxAttempts, engines: deps.engines ?? ENGINES, deadlineMs: opts.deadlineMs });
   const log = deps.logger.child({ workerId });
   const active = new Map<string, ActiveRun>();
   const globalScoreLimit = pLimit(opts.globalScoreConcurrency);

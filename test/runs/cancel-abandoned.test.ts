@@ -170,3 +170,44 @@ test('however a run ends, its last event carries its stop (a failed run’s its 
   const done = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
   check(await withWorker({}, () => ending(done.json().id)));
 });
+
+test('a run left unheld past its deadline ends as the deadline ends it (budget), also one no live process can drive; one still leased, or within its deadline, is left', async () => {
+  /** A run claimed by a worker now gone, as an llm run (this process drives heuristic runs only), started `ageMs` ago. */
+  const abandonedLlmRun = async (ageMs: number) => {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+    assert.equal(res.statusCode, 202, res.body);
+    const id = res.json().id as string;
+    const dead = createRunQueue(rt.db, { workerId: 'dead-worker', leaseMs: 60_000, maxAttempts: 3 });
+    assert.equal((await dead.claim())?.id, id);
+    await rt.db.query(
+      `UPDATE matching_runs SET engine = 'llm', started_at = now() - $2 * interval '1 millisecond' WHERE id = $1`,
+      [id, ageMs],
+    );
+    return id;
+  };
+  const overdue = await abandonedLlmRun(3_600_000);
+  const young = await abandonedLlmRun(1_000);
+  const leased = await abandonedLlmRun(3_600_000);
+  // The dead worker's leases run out, but for the last run's.
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])", [[overdue, young]]);
+  const status = async (id: string) => (await poll(id)).status as string;
+  try {
+    const run = await withWorker({ deadlineMs: 60_000 }, async () => {
+      const done = await finished(overdue);
+      await new Promise((r) => setTimeout(r, 600)); // three heartbeats more
+      return done;
+    });
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.equal(run.stop.reason, 'budget');
+    assert.match(run.stop.reasoning, /deadline \(60000 ms from its start\) passed while no worker held it/);
+    assert.equal(run.error, null);
+    const last = (await rt.app!.inject({ url: `/v1/matching-runs/${overdue}/events?limit=100`, headers: rt.auth() })).json().items.at(-1);
+    assert.deepEqual({ type: last.type, data: last.data }, { type: 'run.stopped', data: run.stop });
+    const trail = await rt.db.query<{ data: { status: string } }>("SELECT data FROM run_trace WHERE run_id = $1 AND kind = 'run.finished'", [overdue]);
+    assert.deepEqual(trail.rows.map((r) => r.data.status), ['succeeded']);
+    assert.equal(await status(young), 'running', 'within its deadline: left for a worker that drives it');
+    assert.equal(await status(leased), 'running', 'still leased: its worker ends it');
+  } finally {
+    await rt.db.query("UPDATE matching_runs SET status = 'cancelled', finished_at = now(), lease_owner = NULL WHERE id = ANY($1::uuid[])", [[young, leased]]);
+  }
+});
