@@ -26,10 +26,22 @@ function boundHeapGrowth(): void {
   if (!given) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
+/**
+ * The line that shows a key this start generated, held until the process listens, or fails to: then it comes just
+ * before the failure's words, not scrolled away above the boot's log, and the failure says the key stays valid.
+ */
+let firstKey: string | null = null;
+function showFirstKey(): boolean {
+  if (firstKey === null) return false;
+  process.stdout.write(`${firstKey}\n`);
+  firstKey = null;
+  return true;
+}
+
 async function main(): Promise<void> {
   boundHeapGrowth();
   const config = loadConfig();
-  const runtime = await startRuntime(config);
+  const runtime = await startRuntime(config, { print: (line) => (firstKey = line) });
   const { app, logger } = runtime;
   // Every role listens: a worker serves /healthz, /readyz and /metrics. With PORT=0 the system picks the port, and
   // the line below says which (`address`).
@@ -42,6 +54,7 @@ async function main(): Promise<void> {
     }
     throw err;
   });
+  showFirstKey();
   logger.info(
     { role: config.PROCESS_ROLE, engine: config.engine, database: runtime.db.kind, embeddings: config.EMBEDDINGS, address },
     'talent-matcher started',
@@ -55,6 +68,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  const keyKept = showFirstKey() ? ' (the API key this start created, printed above, stays valid)' : '';
   // Boot failures that a person can fix get their message alone, not a stack trace.
   if (
     err instanceof ConfigError ||
@@ -63,9 +77,9 @@ main().catch((err: unknown) => {
     err instanceof ListenError ||
     err instanceof DatabaseUnreachableError
   ) {
-    process.stderr.write(`talent-matcher: ${err.message}\n`);
+    process.stderr.write(`talent-matcher: ${err.message}${keyKept}\n`);
   } else {
-    process.stderr.write(`talent-matcher: failed to start: ${errorText(err, { stack: true })}\n`);
+    process.stderr.write(`talent-matcher: failed to start${keyKept}: ${errorText(err, { stack: true })}\n`);
   }
   process.exit(1);
 });

@@ -183,19 +183,25 @@ test('a worker process listens: with PORT=0 its start line gives the address, wh
   }
 });
 
-test('a worker whose PORT is taken stops the boot with words that say what to do, not a stack trace', async () => {
+test('a worker whose PORT is taken stops the boot with words that say what to do, not a stack trace; the key it created is shown with them', async () => {
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   const { port } = taken.address() as { port: number };
-  const worker = await spawnWorker({ PORT: String(port) });
+  // No key yet and none given: the boot creates one before it tries to listen.
+  const worker = await spawnWorker({ PORT: String(port), BOOTSTRAP_API_KEY: '' });
   try {
     // It exits, or says it started (a worker that does not listen would run on).
     let code: number | null | undefined;
     void worker.exited.then((c) => (code = c));
     while (code === undefined && !worker.output().includes('"msg":"talent-matcher started"')) await new Promise((r) => setTimeout(r, 100));
     assert.equal(code ?? 'still running', 1, worker.output());
-    assert.match(worker.output(), new RegExp(`talent-matcher: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\); every process, a worker too, serves HTTP: give each on a host its own PORT, or PORT=0 for any free one`));
+    assert.match(worker.output(), new RegExp(`talent-matcher: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\); every process, a worker too, serves HTTP: give each on a host its own PORT, or PORT=0 for any free one \\(the API key this start created, printed above, stays valid\\)`));
     assert.doesNotMatch(worker.output(), /failed to start|\n\s+at /);
+    // The key's line comes after the boot's log (both on stdout), not scrolled away above it.
+    const lines = worker.output().split('\n');
+    const keyLine = lines.findIndex((l) => /^talent-matcher: no API key existed, so one was created for organisation "default" \(shown only now\): tm_\S+$/.test(l));
+    assert.ok(keyLine >= 0, worker.output());
+    assert.ok(lines.findLastIndex((l) => l.startsWith('{')) < keyLine, worker.output());
   } finally {
     taken.close();
     await worker.dispose();
