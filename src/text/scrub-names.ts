@@ -109,6 +109,11 @@ const FIELD_WORDS = new Set(
 const MARKDOWN_HEADING = /^[ \t]{0,3}#{1,6}[ \t]+/;
 const MARKUP = /^[ \t]*(?:\*{1,2}|_{1,2})|(?:\*{1,2}|_{1,2})[ \t]*$/g;
 
+// From its bracket: a pattern starting with a run of spaces would try each of them over a line of thousands.
+const TRAILING_ASIDE = /\([^()\n]{1,40}\)[ \t]*$/;
+// Two to four words of two to twenty capital letters, each letter a space apart, the words two or more apart.
+const LETTER_SPACED = /^\p{Lu}(?: \p{Lu}){1,19}(?:[ \t]{2,6}\p{Lu}(?: \p{Lu}){1,19}){1,3}[ \t]*$/u;
+
 /**
  * Replaces the header name line: the first line with letters (a lone "Resume"/"CV" heading may come before it, or stand
  * before the name on its line).
@@ -122,13 +127,29 @@ export function scrubHeaderName(text: string, found: string[], opts: { givenName
     const marks = MARKDOWN_HEADING.exec(line)?.[0] ?? '';
     const prefix = marks + (HEADING_PREFIX.exec(line.slice(marks.length))?.[0] ?? '');
     const rest = line.slice(prefix.length);
-    const name = headerName(rest.split(/[|•·,]| [-–—] /)[0]!.replace(MARKUP, ''));
+    // An aside in brackets after the name is no part of it ("Jane Roe (she/her)", "Jane Roe ([PERSONAL])").
+    const head = rest.split(/[|•·,]| [-–—] /)[0]!.replace(MARKUP, '');
+    const first = head.replace(TRAILING_ASIDE, '').trimEnd();
+    // A common given name alone in that aside is the person's nickname ("Katherine Roe (Kate)").
+    const nickname = /^[ \t]*\([ \t]*(\p{Lu}[\p{Ll}'’-]{1,20})[ \t]*\)[ \t]*$/u.exec(head.slice(first.length))?.[1];
+    const spaced = LETTER_SPACED.exec(first.trim())?.[0];
+    if (spaced !== undefined) {
+      // A name spelled out letter by letter, its words apart by wider gaps ("J A N E   R O E"): found as its words.
+      const joined = spaced.split(/[ \t]{2,}/).map((w) => w.replace(/[ \t]/g, '')).join(' ');
+      if (looksLikeName(joined) && (!opts.givenNameFirst || isGivenName(joined.split(' ')[0]!))) {
+        found.push(joined);
+        lines[i] = prefix + rest.replace(spaced, '[NAME]');
+        return lines.join('\n');
+      }
+    }
+    const name = headerName(first);
     // After a heading, a field ("Resume – Supply Chain Management", "CV: Clinical Research") is no person.
     const field = prefix !== '' && name.split(/[ \t]+/).some((w) => FIELD_WORDS.has(w.toLowerCase()));
     // With a Name: line in the head, the first line is a person's only if it starts with a common given name: else it
     // is a banner or an employer ("Power BI | SQL", "Wells Fargo"), whose words would be removed wherever capitalised.
     if (!field && looksLikeName(name) && (!opts.givenNameFirst || isGivenName(name.split(/[ \t]+/)[0]!))) {
       found.push(name);
+      if (nickname !== undefined && isGivenName(nickname)) found.push(nickname);
       lines[i] = prefix + rest.replace(name, '[NAME]');
       return lines.join('\n');
     }

@@ -41,9 +41,19 @@ const COUNTED = /^(?:height|weight|(?:number[ \t]+of[ \t]+)?children|dependa?[ae
 const PLACE_LABEL = /^(?:place[ \t]+of[ \t]+birth|birth[ \t]?place|native[ \t]+place|籍贯)$/i;
 const NUMBER_FIRST = /^(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|none|no\b|zero)/i;
 
-/** The text with each labelled personal particular replaced by [PERSONAL]. */
+// Pronouns a person gives without a label, in a header or a signature ("Jane Roe (she/her)", "he/him/his", "She/They"):
+// they state a gender as plainly as "Gender: Female". "he/she" and "she/he" are prose's ("he/she will lead"), and stay.
+const PRONOUNS_RE =
+  /(?<![\p{L}/])(?:she|he|they|ze|xe|ey)[ \t]?\/[ \t]?(?:her|him|them|they|hir|zir|xem|em)(?:[ \t]?\/[ \t]?(?:hers|his|theirs|hirs|zirs|xyrs|eirs|them|they))?(?![\p{L}/])/giu;
+const PRONOUNS_HINT = /(?:her|him|them|they|hir|zir|xem|em)(?!\p{L})/iu;
+
+/** The text with each labelled personal particular, and each set of pronouns, replaced by [PERSONAL]. */
 export function scrubPersonal(text: string): string {
-  if (!HINT.test(text)) return text;
+  const out = text.includes('/') && PRONOUNS_HINT.test(text) ? text.replace(PRONOUNS_RE, '[PERSONAL]') : text;
+  return HINT.test(out) ? labelled(out) : out;
+}
+
+function labelled(text: string): string {
   return text.replace(PERSONAL_RE, (all, lineLabel?: string, lineWord?: string, inLabel?: string, inWord?: string, value = '') => {
     const [label, word] = lineLabel !== undefined ? [lineLabel, lineWord!] : [inLabel!, inWord!];
     const v = value.trim();

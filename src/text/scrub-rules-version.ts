@@ -150,5 +150,9 @@
  *    aside ("Children: ages 3-5, Montessori classroom", "Gender – Pay Gap Analysis (Python, pandas)"); a label that also
  *    heads content after a dash ("Race - autonomous driving stack"), a count or a measure that is no number
  *    ("Dependents: Kubernetes"); and a role's text, whose "Weight: able to lift 25 kg" is a requirement.
+ * 26: pronouns without a label ("Jane Roe (she/her)", "He/Him/His", "they/them") as [PERSONAL]; a header name with an
+ *    aside in brackets after it ("Jane Roe (she/her)" was no name, and reached the model whole), the aside's common
+ *    given name as a nickname ("Katherine Roe (Kate)"); a header name spelled letter by letter ("J A N E   R O E").
+ *    Kept: prose's "he/she", an aside that is no given name ("(Remote)"), a role's text.
  */
-export const SCRUB_RULES_VERSION = 25;
+export const SCRUB_RULES_VERSION = 26;

@@ -115,7 +115,7 @@ const removed: Array<[string, string, string]> = [
   ['bare personal site after my portfolio', 'More in my portfolio at janedoe.dev.', 'More in my portfolio at [URL].'],
   ['bare personal site after a cue word', 'Blog jane.io | Berlin', 'Blog [URL] | Berlin'],
   ['bare personal site at the end of a contact line', '[EMAIL] | [PHONE] | Berlin 10115 | coolsite.io', '[EMAIL] | [PHONE] | Berlin 10115 | [URL]'],
-  ['bare personal site beside an email, pronouns after it', 'San Francisco, CA · [EMAIL] · mysite.dev · (he/him)', 'San Francisco, CA · [EMAIL] · [URL] · (he/him)'],
+  ['bare personal site beside an email, pronouns after it', 'San Francisco, CA · [EMAIL] · mysite.dev · (he/him)', 'San Francisco, CA · [EMAIL] · [URL] · ([PERSONAL])'],
   ['UK street with postcode', '221B Baker Street, London NW1 6XE', '[ADDRESS]'],
   ['German street', 'Hauptstraße 5, 10115 Berlin', '[ADDRESS]'],
   ['German street, two words', 'Wohnort: Berliner Str. 12a, D-10115 Berlin Mitte', 'Wohnort: [ADDRESS]'],
@@ -495,6 +495,28 @@ test("a label's words heading a resume's own content are no particular: lists, a
   }
   // A role's requirements are not a person's particulars.
   assert.equal(scrub('Weight: able to lift 25 kg\nGender: any', { detectNames: false, particulars: false }), 'Weight: able to lift 25 kg\nGender: any');
+});
+
+test('pronouns without a label are a particular too; a header name with them, or spelled letter by letter, is still a name', () => {
+  const cases: Array<[string, string]> = [
+    // The header's aside hid the name: "Jane Roe (she/her)" was no name, and it reached the model whole.
+    ['Jane Roe (she/her)\nSenior Engineer\nJane led the Go team.', '[NAME] ([PERSONAL])\nSenior Engineer\n[NAME] led the Go team.'],
+    ['JANE ROE | He/Him/His | Berlin\nGo developer', '[NAME] | [PERSONAL] | Berlin\nGo developer'],
+    ['Sam Keller · they/them\nData engineer', '[NAME] · [PERSONAL]\nData engineer'],
+    ['J A N E   R O E\nSoftware Engineer\nGo, Kubernetes. Jane Roe wrote the docs.', '[NAME]\nSoftware Engineer\nGo, Kubernetes. [NAME] wrote the docs.'],
+    ['Katherine Roe (Kate)\nEngineer. Kate led the migration.', '[NAME] ([NAME])\nEngineer. [NAME] led the migration.'],
+  ];
+  for (const [text, expected] of cases) assert.equal(scrub(text), expected, text);
+  // Prose's "he/she", an aside that is no nickname, a spaced-out heading that is no name, and a role's text stay.
+  const kept = [
+    'Mentored each new hire so that he/she could ship in week one.',
+    'John Roe (Remote)\nGo',
+    'P Y T H O N   D E V E L O P E R\nGo',
+  ];
+  assert.equal(scrub(kept[0]!), kept[0]);
+  assert.equal(scrub(kept[1]!), '[NAME] (Remote)\nGo');
+  assert.equal(scrub(kept[2]!), kept[2]);
+  assert.equal(scrub('Refer to the manager (she/her) for details', { detectNames: false, particulars: false }), 'Refer to the manager (she/her) for details');
 });
 
 test("a person's name after other languages' labels, and a spouse's, is scrubbed", () => {
