@@ -266,7 +266,7 @@ async function registerV1(app: FastifyInstance, config: Config, services: Servic
     // One allowance per group and key, across every route of the group (see SharedRateLimitStore).
     const writeRateLimit = { max: config.RATE_LIMIT_WRITES_PER_MINUTE, timeWindow: 60_000, groupId: 'writes' };
     const runRateLimit = { max: config.RATE_LIMIT_RUNS_PER_MINUTE, timeWindow: 60_000, groupId: 'runs' };
-    const finishedRuns = new FinishedRunCache(config.CACHE_TTL_MS, { now: services.now });
+    const finishedRuns = new FinishedRunCache(config.CACHE_TTL_MS, { now: services.cacheNow });
     await v1.register(candidateRoutes, {
       candidates: services.candidates,
       candidateStore: services.candidateStore,

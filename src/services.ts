@@ -24,7 +24,7 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** The process's one cap on model requests in flight (chat and embeddings alike); runtime.ts shares it with the embedder. */
   modelLimiter?: LimitFunction;
-  /** Epoch ms: the clock of the daily budget and of the in-process caches. Date.now unless a test sets the time. */
+  /** Epoch ms: the clock of the daily budget (Date.now) and of the in-process caches (monotonic), unless a test sets the time. */
   now?: () => number;
 }
 
@@ -50,8 +50,14 @@ export async function createServices(config: Config, deps: ServiceDeps) {
     metrics,
     embedder,
     modelLimiter: deps.modelLimiter ?? pLimit(config.LLM_CONCURRENCY),
-    /** Epoch ms: what the caches and the daily budget take the time to be. */
+    /** Epoch ms: what the daily budget takes the time to be. */
     now: deps.now ?? Date.now,
+    /**
+     * The in-process caches' clock when a test sets the time; else none, and they measure time passed on a monotonic
+     * clock: a wall clock stepped back an hour (NTP, a VM restored) kept a finished run's answer, an erased candidate's
+     * name in it, for that hour instead of CACHE_TTL_MS.
+     */
+    cacheNow: deps.now,
     lifecycle,
     apiKeys,
     candidateStore,

@@ -99,8 +99,15 @@ export type Memoized<V> = ((key: string) => Promise<V>) & {
  * tries again. Concurrent callers share one load. At most maxKeys keys are remembered: the least recently asked for
  * is dropped first (an organisation that has not searched for a while is loaded anew when it does).
  */
-export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key: string) => Promise<V>, opts: { maxKeys?: number } = {}): Memoized<V> {
+export function memoizeRefreshing<V>(
+  ttlMs: number,
+  maxAgeMs: number,
+  load: (key: string) => Promise<V>,
+  /** now: a clock that measures time passed (monotonic by default, as RecentCache's). */
+  opts: { maxKeys?: number; now?: () => number } = {},
+): Memoized<V> {
   const maxKeys = opts.maxKeys ?? Infinity;
+  const now = opts.now ?? (() => performance.now());
   interface Entry {
     at: number;
     value: Promise<V>;
@@ -110,7 +117,7 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
   }
   const entries = new Map<string, Entry>();
   const loadInto = (key: string): Entry => {
-    const entry: Entry = { at: Date.now(), value: load(key), ready: false, reloading: false };
+    const entry: Entry = { at: now(), value: load(key), ready: false, reloading: false };
     entry.value.then(
       () => (entry.ready = true),
       () => entries.get(key) === entry && entries.delete(key),
@@ -124,7 +131,7 @@ export function memoizeRefreshing<V>(ttlMs: number, maxAgeMs: number, load: (key
       entries.delete(key);
       entries.set(key, cached);
     }
-    const age = cached ? Date.now() - cached.at : Infinity;
+    const age = cached ? now() - cached.at : Infinity;
     if (cached && (age < ttlMs || !cached.ready)) return cached.value;
     if (cached && age < maxAgeMs) {
       if (!cached.reloading) {

@@ -59,12 +59,17 @@ test('memoizeRefreshing answers with the old value while it reloads, keeps it wh
   let loads = 0;
   let fail = false;
   let gate: Promise<void> = Promise.resolve();
-  const get = memoizeRefreshing(40, 1000, async (key: string) => {
-    const n = ++loads;
-    await gate;
-    if (fail) throw new Error('down');
-    return `${key}:${n}`;
-  });
+  const get = memoizeRefreshing(
+    40,
+    1000,
+    async (key: string) => {
+      const n = ++loads;
+      await gate;
+      if (fail) throw new Error('down');
+      return `${key}:${n}`;
+    },
+    { now: () => Date.now() },
+  );
   let open!: () => void;
   gate = new Promise((r) => (open = r));
   const first = Promise.all([get('x'), get('x')]);
@@ -129,4 +134,17 @@ test('memoizeRefreshing keeps at most maxKeys keys: the least recently asked for
   assert.deepEqual(loads, ['a', 'b', 'c', 'b'], 'c was kept; a went for b');
   await memo('a');
   assert.deepEqual(loads, ['a', 'b', 'c', 'b', 'a']);
+});
+
+test('memoizeRefreshing ages its values by time passed: a wall clock stepped back does not keep them fresh', async (t) => {
+  let loads = 0;
+  const get = memoizeRefreshing(30, 60_000, async () => ++loads);
+  assert.equal(await get('x'), 1);
+  const realNow = Date.now;
+  Date.now = () => realNow() - 3_600_000; // NTP stepped the clock an hour back
+  t.after(() => (Date.now = realNow));
+  await new Promise((r) => setTimeout(r, 60));
+  await get('x'); // older than ttlMs: served, and reloaded behind
+  await new Promise((r) => setImmediate(r));
+  assert.equal(loads, 2, 'reloaded once ttlMs had passed');
 });

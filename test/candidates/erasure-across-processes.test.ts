@@ -160,6 +160,26 @@ test("a finished run another process answered from memory: that answer for CACHE
   assert.equal(moved.body.includes(top.name), false, 'the name is nowhere in the answer');
 });
 
+test('a process whose wall clock steps back an hour still keeps a finished run from memory for CACHE_TTL_MS only', async (t) => {
+  // Process C reads the host's wall clock, which this test steps (no clock is set for it, as in production).
+  const realNow = Date.now;
+  let offset = 0;
+  Date.now = () => realNow() - offset;
+  t.after(() => (Date.now = realNow));
+  const replica = await startTestRuntime({ PROCESS_ROLE: 'api', DATABASE_URL: connectionUrl(api.db), DB_POOL_MAX: '2', CACHE_TTL_MS: String(CACHE_TTL_MS) });
+  t.after(() => replica.close());
+  const { runId } = await llmRun();
+  const poll = () => replica.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: replica.auth() });
+  const top = (await poll()).json().shortlist[0];
+  assert.ok(top.name);
+  offset = 3_600_000; // NTP, or a VM restored from a snapshot
+  // Erased through A: C is not told, and remembers the answer with the name.
+  await eraseThroughApi(top.externalId);
+  await new Promise((r) => setTimeout(r, 2 * CACHE_TTL_MS));
+  const entry = (await poll()).json().shortlist.find((e: { candidateId: string }) => e.candidateId === top.candidateId);
+  assert.deepEqual([entry.name, entry.externalId], [null, null], 'read again once CACHE_TTL_MS had passed, whatever the wall clock read');
+});
+
 test('a key revoked through another process stops working there within CACHE_TTL_MS', async (t) => {
   const { key, prefix } = await api.services.apiKeys.create('revoked-elsewhere');
   t.after(() => clock.set(null));
