@@ -130,13 +130,15 @@ export function createRunQueue(
     endOverdue,
 
     /**
-     * Claims the oldest queued run of an engine this worker drives, or a running one whose worker died (lease expired)
-     * unless it was asked to cancel (cancelAbandoned ends it). Runs this process is still driving are excluded: a lease it lost but has not yet
-     * noticed is not a new run.
+     * Claims a queued run of an engine this worker drives, or a running one whose worker died (lease expired) unless
+     * it was asked to cancel (cancelAbandoned ends it): the oldest of the organisation whose runs were claimed least
+     * recently (never first), so organisations take turns and one's backlog of twenty runs does not hold another's
+     * one run back until all twenty have run. Runs this process is still driving are excluded: a lease it lost but
+     * has not yet noticed is not a new run.
      */
     async claim(excludeIds: string[] = []): Promise<ClaimedRun | null> {
-      // One statement: the claim, whether the run was ever claimed (its started_at before this one), and the role
-      // a run without a checkpoint starts from.
+      // One statement: the claim, the organisation's turn taken, whether the run was ever claimed (its started_at
+      // before this one), and the role a run without a checkpoint starts from.
       const r = await db.query<{
         id: string;
         org_id: string;
@@ -150,17 +152,20 @@ export function createRunQueue(
         never_claimed: boolean;
         role: RoleSpec | null;
       }>(
-        `UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
-           attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
-         FROM (SELECT id, started_at IS NULL AS never_claimed FROM matching_runs
-               WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < $3 AND cancel_requested_at IS NULL))
-                 AND NOT (id = ANY($4::uuid[])) AND engine = ANY($5::text[])
-               ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) c
-         WHERE r.id = c.id
-         RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
-                   (extract(epoch FROM now() - r.started_at) * 1000)::float8 AS elapsed_ms, c.never_claimed,
-                   CASE WHEN r.checkpoint IS NULL THEN
-                     (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role`,
+        `WITH claimed AS (
+           UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
+             attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
+           FROM (SELECT m.id, m.started_at IS NULL AS never_claimed FROM matching_runs m JOIN organisations o ON o.id = m.org_id
+                 WHERE (m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now() AND m.attempts < $3 AND m.cancel_requested_at IS NULL))
+                   AND NOT (m.id = ANY($4::uuid[])) AND m.engine = ANY($5::text[])
+                 ORDER BY o.last_claimed_at NULLS FIRST, m.created_at, m.id LIMIT 1 FOR UPDATE OF m SKIP LOCKED) c
+           WHERE r.id = c.id
+           RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
+                     (extract(epoch FROM now() - r.started_at) * 1000)::float8 AS elapsed_ms, c.never_claimed,
+                     CASE WHEN r.checkpoint IS NULL THEN
+                       (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role),
+         turn AS (UPDATE organisations SET last_claimed_at = now() WHERE id IN (SELECT org_id FROM claimed))
+         SELECT * FROM claimed`,
         [workerId, leaseMs, maxAttempts, excludeIds, engines],
       );
       const row = r.rows[0];
