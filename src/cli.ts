@@ -66,9 +66,26 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
       const org = required(args, 'org');
       return async (db) => {
         const { createApiKeyStore } = await import('./auth/api-keys.js');
+        // Whether the name is an organisation's already: its new key reads and erases everything the organisation
+        // holds, so an operator onboarding a second "Acme" must be told, as must one whose "acme" is not "Acme".
+        const before = await db.query<{ exists: boolean; keys: number; candidates: number; alike: string[] }>(
+          `SELECT o.id IS NOT NULL AS exists, (SELECT count(*)::int FROM api_keys k WHERE k.org_id = o.id AND k.revoked_at IS NULL) AS keys,
+                  (SELECT count(*)::int FROM candidates c WHERE c.org_id = o.id) AS candidates,
+                  ARRAY(SELECT name FROM organisations WHERE lower(btrim(name)) = lower(btrim($1)) AND name <> $1 ORDER BY name) AS alike
+           FROM (SELECT 1) one LEFT JOIN organisations o ON o.name = $1`,
+          [org],
+        );
+        const { exists, keys, candidates, alike } = before.rows[0]!;
         // One transaction (register, in api-keys.ts): a key insert that fails leaves no organisation without a key.
         const { key, prefix } = await createApiKeyStore(db).create(org);
-        process.stdout.write(`created key with prefix ${prefix} for organisation ${org}\n${key}\n`);
+        const which =
+          !exists
+            ? 'a new organisation'
+            : `the existing organisation (${keys} other active key${keys === 1 ? '' : 's'}, ${candidates} candidate${candidates === 1 ? '' : 's'}; every key of an organisation reaches all of its data)`;
+        if (alike.length > 0) {
+          process.stderr.write(`note: ${alike.map((n) => JSON.stringify(n)).join(', ')} differ${alike.length === 1 ? 's' : ''} from ${JSON.stringify(org)} only in case or spaces, and ${alike.length === 1 ? 'is' : 'are'} another organisation\n`);
+        }
+        process.stdout.write(`created key with prefix ${prefix} for organisation ${org}: ${which}\n${key}\n`);
       };
     },
   },

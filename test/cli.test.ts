@@ -128,6 +128,17 @@ test('create-api-key writes the organisation and its key in one transaction: a r
   } finally {
     await db.close();
   }
+  assert.match(created.stdout, /^created key with prefix [a-z0-9]{10} for organisation acme-atomic: a new organisation$/m);
+
+  // A name that is an organisation's already: the new key reaches its data, and the operator is told so. One that
+  // differs only in case is another organisation, which the operator is also told.
+  const again = cli(['create-api-key', '--org', 'acme-atomic'], dataDir);
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /^created key with prefix [a-z0-9]{10} for organisation acme-atomic: the existing organisation \(1 other active key, 0 candidates; every key of an organisation reaches all of its data\)$/m);
+  const alike = cli(['create-api-key', '--org', 'Acme-Atomic'], dataDir);
+  assert.equal(alike.status, 0, alike.stderr);
+  assert.match(alike.stdout, /for organisation Acme-Atomic: a new organisation$/m);
+  assert.match(alike.stderr, /^note: "acme-atomic" differs from "Acme-Atomic" only in case or spaces, and is another organisation$/m);
 });
 
 test('migrate applies every migration to a new data directory and exits; revoke-api-key takes the prefix as printed or as the key shows it', async (t) => {
