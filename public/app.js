@@ -13,6 +13,11 @@ const form = $('role-form');
 const submitBtn = $('submit-run');
 
 // ---------- API key ----------
+// The key the open run, the recent runs and the last submission were read with. A 401 forgets the stored key but not
+// this one: what the rejected key read is still on screen, so saving that key again resumes it, and any other key
+// closes it (forgetWhatTheKeyRead).
+let keyInUse = keyStore.get();
+
 function showKeyStatus(message) {
   const has = Boolean(keyStore.get());
   $('key-status').textContent = message || (has ? 'A key is saved for this tab.' : 'No key saved yet.');
@@ -35,10 +40,13 @@ function ensureKey() {
     return false;
   }
   if (typed) {
+    const changed = typed !== keyInUse;
     keyStore.set(typed);
+    keyInUse = typed;
     $('api-key').removeAttribute('aria-invalid');
     $('api-key').value = ''; // the secret stays in session storage only, not in the DOM
-    showKeyStatus('Key saved for this tab.');
+    const closed = changed && forgetWhatTheKeyRead(true);
+    showKeyStatus(closed ? 'Key saved for this tab; the run opened with the previous key was closed.' : 'Key saved for this tab.');
   }
   return Boolean(keyStore.get());
 }
@@ -59,17 +67,32 @@ $('key-form').addEventListener('submit', (e) => {
 
 $('forget-key').addEventListener('click', () => {
   keyStore.clear();
+  keyInUse = '';
   $('api-key').value = '';
-  if (current && !current.poller.stopped) {
-    current.poller.stop();
-    setRunMessage('Key forgotten: updates for this run are paused until a key is saved again.');
-  }
-  $('recent-runs').replaceChildren();
-  $('more-runs').hidden = true;
+  const closed = forgetWhatTheKeyRead(false);
   $('runs-status').textContent = 'Save an API key to see recent runs.';
-  showKeyStatus('Key forgotten.');
+  showKeyStatus(closed ? 'Key forgotten; the open run was closed.' : 'Key forgotten.');
   $('api-key').focus();
 });
+
+// Another key may be another organisation's: nothing the previous key read may stay on screen under it (a finished
+// run's shortlist, with candidates' names, would; a run in flight would show "Not found" above the other
+// organisation's data). The recent runs and the last submission go, and the open run is closed, its #run= address
+// too. Only a run that has shown nothing yet (the address bar's, after a key was rejected) is opened again with the
+// new key, when `reopen` says there is one. Says whether a run was closed.
+function forgetWhatTheKeyRead(reopen) {
+  lastSubmit = null;
+  runsCursor = null;
+  $('recent-runs').replaceChildren();
+  $('more-runs').hidden = true;
+  if (!current) return false;
+  if (reopen && !current.read) {
+    openRun(current.id);
+    return false;
+  }
+  closeRun();
+  return true;
+}
 
 // ---------- role form ----------
 // One Idempotency-Key per submission of one body. It is reused for the identical body after a network error, a
@@ -120,7 +143,8 @@ form.addEventListener('submit', async (e) => {
 });
 
 // ---------- run view ----------
-let current = null; // { id, poller, finished }
+let current = null; // { id, poller, finished, read }
+const RUN_EMPTY_TEXT = $('run-empty').textContent;
 
 function setRunMessage(text, isError = false, fromPoll = false) {
   const box = $('run-message');
@@ -137,25 +161,49 @@ function describe(err) {
   return p.detail ? `${p.title}: ${p.detail}` : p.title;
 }
 
-function openRun(id, initialRun) {
-  if (current) current.poller.stop();
-  $('run-empty').hidden = true;
-  $('run-body').hidden = false;
+// Empties everything a run showed, hidden parts too, so no fact of one run is left for the next (or for no run).
+function clearRunView() {
   $('events').replaceChildren();
   dom.shortlist.replaceChildren();
+  dom.shortlistEmpty.hidden = false;
+  dom.shortlistEmpty.textContent = 'No candidates scored yet.';
   dom.status.textContent = '';
+  delete dom.status.dataset.status;
   dom.progressSummary.textContent = '';
   for (const n of [dom.meta, dom.progress, dom.stop, dom.usage, dom.error]) n.replaceChildren();
   dom.error.hidden = true;
   dom.cancel.hidden = true;
-  dom.runId.textContent = id;
+  dom.runId.textContent = '';
   setRunMessage('');
-  const me = { id, finished: false, poller: null };
+}
+
+// Back to "no run open": polling stops, the view is emptied and the address no longer names the run (replaced, not
+// pushed, and without a hashchange that would open it again).
+function closeRun() {
+  if (current) current.poller.stop();
+  current = null;
+  clearRunView();
+  $('run-body').hidden = true;
+  $('run-empty').textContent = RUN_EMPTY_TEXT;
+  $('run-empty').hidden = false;
+  markCurrentRun();
+  if (window.location.hash) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+}
+
+function openRun(id, initialRun) {
+  if (current) current.poller.stop();
+  $('run-empty').hidden = true;
+  $('run-body').hidden = false;
+  clearRunView();
+  dom.runId.textContent = id;
+  // read: the run has been shown (a key change then closes it rather than opening it again with the new key)
+  const me = { id, finished: false, read: Boolean(initialRun), poller: null };
   const mine = () => current === me; // late answers for a run no longer shown are dropped
   me.poller = new RunPoller(id, {
     ok: () => { if (mine() && $('run-message').dataset.fromPoll === 'true') setRunMessage(''); },
     run: (run) => {
       if (!mine()) return;
+      me.read = true;
       const hadFocus = document.activeElement === dom.cancel;
       renderRun(dom, run);
       if (hadFocus && dom.cancel.hidden) $('run-heading').focus(); // don't strand keyboard focus on a hidden button

@@ -1,13 +1,15 @@
 // The recruiter page's state across runs, in headless Chromium against a stubbed API: a failed cancel stays on
 // screen, another run opened shows none of the previous one's facts, the same role pressed again after its run
-// finished unobserved is a new run, a key that cannot be sent is said to be the key's fault, and text from outside
-// cannot reverse the page's own labels. Skipped without Chromium.
+// finished unobserved is a new run, a key that cannot be sent is said to be the key's fault, text from outside cannot
+// reverse the page's own labels, and a change or removal of the key leaves nothing the previous key read on screen.
+// Skipped without Chromium.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { servePageToChromium, SKIP, stubApi, watchedPage, type ApiAnswer, type Browser } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { servePageToChromium, SKIP, stubApi, watchedPage, type ApiAnswer, type ApiCall, type Browser } from '../support/browser.js';
 
-declare const document: { getElementById(id: string): { textContent: string | null } | null };
+declare const document: { getElementById(id: string): { textContent: string | null; hidden?: boolean } | null };
 
 let baseUrl: string;
 let browser: Browser;
@@ -128,5 +130,141 @@ test('an id or a quote with a right-to-left override is isolated: the page’s o
     .filter((n) => [...n.childNodes].some((c) => c.nodeType === 3 && c.textContent.includes('\u202E')))
     .every((n) => n.tagName === 'BDI' || n.getAttribute('dir') === 'auto')`);
   assert.equal(isolated, true);
+  await page.close();
+});
+
+// Two organisations' keys against one stubbed API: organisation A's key reads its run, its events and its recent runs;
+// B's key reads none of them (404, an empty list), as the service answers another tenant's run. A role posted with
+// B's key starts B's own run, which stays queued.
+const KEY_A = 'tm_org_a_key';
+const KEY_B = 'tm_org_b_key';
+const candidateOfA = {
+  candidateId: randomUUID(), externalId: 'ats-org-a-1', name: 'ORG A CANDIDATE', iteration: 1, totalScore: 88, retrievalScore: 0.9,
+  subscores: { hardSkills: 30, domain: 15, seniority: 15, impact: 10, logistics: 8, trajectory: 10 }, rationale: 'ORG A RATIONALE',
+  evidence: [{ subscore: 'hardSkills', quote: 'ORG A QUOTE', verified: true }],
+};
+function twoTenants(a: string, status: () => string): (call: ApiCall) => ApiAnswer {
+  const notFound = { status: 404, body: { title: 'Not found', status: 404, detail: 'Matching run does not exist.' } };
+  const b = randomUUID();
+  return (call): ApiAnswer => {
+    const isA = call.headers.authorization === `Bearer ${KEY_A}`;
+    if (call.method === 'POST' && call.path === '/v1/matching-runs') return { status: 202, headers: { 'retry-after': '1' }, body: isA ? run(a, status()) : run(b, 'queued') };
+    if (call.path === `/v1/matching-runs/${b}`) return isA ? notFound : { status: 200, headers: { etag: '"b"', 'retry-after': '60' }, body: run(b, 'queued') };
+    if (call.path === `/v1/matching-runs/${a}`) {
+      if (!isA) return notFound;
+      const extra = { shortlist: [candidateOfA], stop: status() === 'succeeded' ? { reason: 'target_reached', iteration: 1, reasoning: 'ORG A REASONING' } : null };
+      return { status: 200, headers: { etag: `"${status()}"`, 'retry-after': '1' }, body: run(a, status(), extra) };
+    }
+    if (call.path.startsWith(`/v1/matching-runs/${a}/events`)) {
+      if (!isA) return notFound;
+      const items = [{ seq: 1, type: 'iteration_started', at: '2026-01-01T00:00:01Z', data: { note: 'ORG A EVENT' } }];
+      return { status: 200, body: { items: call.path.includes('after=') ? [] : items, nextCursor: null } };
+    }
+    if (call.path.startsWith('/v1/matching-runs?')) return isA ? { status: 200, body: { items: [run(a, status())], nextCursor: null } } : empty;
+    return empty;
+  };
+}
+async function saveKey(page: Page, key: string): Promise<void> {
+  await page.fill('#api-key', key);
+  await page.click('#save-key');
+}
+const hash = (page: Page) => page.evaluate('location.hash') as Promise<string>;
+
+/** Nothing organisation A's key read is left in the run view or the recent runs, shown or hidden, and no #run= names A's run. */
+async function assertNothingOfA(page: Page, a: string): Promise<void> {
+  assert.doesNotMatch(await page.textContent('#run-view') ?? '', /ORG A|ats-org-a/, 'no shortlist, stop reason or event of A in the run view');
+  assert.doesNotMatch(await page.textContent('#run-view') ?? '', new RegExp(a), 'nor A\'s run id');
+  assert.equal(await page.isHidden('#run-body'), true, 'the run view is closed');
+  assert.equal(await page.isVisible('#run-empty'), true, 'and says how to open a run');
+  assert.equal(await page.locator(`#recent-runs a[data-run-id="${a}"]`).count(), 0, 'A\'s run is not among the recent runs');
+  assert.equal(await hash(page), '', 'the address names no run');
+}
+
+test('another organisation\'s key closes a finished run read with the previous key: shortlist, timeline, address and recent runs go', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page, errors } = await watchedPage(browser.context);
+  const a = randomUUID();
+  const calls = await stubApi(page, twoTenants(a, () => 'succeeded'));
+  await page.goto(`${baseUrl}/#run=${a}`);
+  await saveKey(page, KEY_A);
+  await page.waitForFunction(() => /ORG A EVENT/.test(document.getElementById('events')?.textContent ?? ''));
+  assert.match(await page.textContent('#shortlist') ?? '', /ORG A CANDIDATE/);
+  await page.waitForSelector(`#recent-runs a[data-run-id="${a}"]`);
+
+  await saveKey(page, KEY_B);
+  await page.waitForFunction(() => document.getElementById('run-body')?.hidden === true);
+  await page.waitForTimeout(1500); // a poll would have come by now
+  await assertNothingOfA(page, a);
+  assert.equal(await page.textContent('#key-status'), 'Key saved for this tab; the run opened with the previous key was closed.', 'the key\'s live region says why the run went');
+  assert.deepEqual(calls.filter((c) => c.path.startsWith(`/v1/matching-runs/${a}`) && c.headers.authorization === `Bearer ${KEY_B}`), [], 'B\'s key is not sent for A\'s run');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('another organisation\'s key closes a run still in flight, and the same role is then a new submission (new Idempotency-Key)', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page, errors } = await watchedPage(browser.context);
+  const a = randomUUID();
+  const calls = await stubApi(page, twoTenants(a, () => 'running'));
+  await page.goto(`${baseUrl}/`);
+  await saveKey(page, KEY_A);
+  await page.fill('#role-title', 'Same role');
+  await page.fill('#role-description', 'Same description');
+  await page.click('#submit-run');
+  await page.waitForFunction(() => /ORG A CANDIDATE/.test(document.getElementById('shortlist')?.textContent ?? ''));
+  assert.equal(await hash(page), `#run=${a}`);
+
+  await saveKey(page, KEY_B);
+  await page.waitForTimeout(1500); // the open run polls every second
+  await assertNothingOfA(page, a);
+  assert.doesNotMatch(await page.textContent('#run-message') ?? '', /Not found|Updates stopped/, 'no poll with B\'s key reported A\'s run missing');
+  assert.deepEqual(calls.filter((c) => c.path.startsWith(`/v1/matching-runs/${a}`) && c.headers.authorization === `Bearer ${KEY_B}`), [], 'B\'s key is not sent for A\'s run');
+
+  await page.click('#submit-run');
+  await page.waitForFunction(() => /^#run=./.test((globalThis as unknown as { location: { hash: string } }).location.hash));
+  const posts = calls.filter((c) => c.method === 'POST' && c.path === '/v1/matching-runs');
+  assert.equal(posts.length, 2);
+  assert.notEqual(posts[1]!.headers['idempotency-key'], posts[0]!.headers['idempotency-key'], 'A\'s submission is not replayed under B');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('"Forget key" closes the open run: nothing it read stays on screen or in the address', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page, errors } = await watchedPage(browser.context);
+  const a = randomUUID();
+  await stubApi(page, twoTenants(a, () => 'succeeded'));
+  await page.goto(`${baseUrl}/#run=${a}`);
+  await saveKey(page, KEY_A);
+  await page.waitForFunction(() => /ORG A EVENT/.test(document.getElementById('events')?.textContent ?? ''));
+  await page.waitForSelector(`#recent-runs a[data-run-id="${a}"]`);
+
+  await page.click('#forget-key');
+  await assertNothingOfA(page, a);
+  assert.equal(await page.textContent('#key-status'), 'Key forgotten; the open run was closed.');
+  assert.equal(await page.evaluate('document.activeElement.id'), 'api-key', 'focus goes to the key field');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the same key saved again keeps the open run; a run read with a key since rejected (401) closes when another key is saved', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page, errors } = await watchedPage(browser.context);
+  const a = randomUUID();
+  let revoked = false;
+  const tenants = twoTenants(a, () => 'running');
+  await stubApi(page, (call): ApiAnswer => (revoked && call.headers.authorization === `Bearer ${KEY_A}`
+    ? { status: 401, body: { title: 'Unauthorized', status: 401, detail: 'Invalid API key.' } }
+    : tenants(call)));
+  await page.goto(`${baseUrl}/#run=${a}`);
+  await saveKey(page, KEY_A);
+  await page.waitForFunction(() => /ORG A CANDIDATE/.test(document.getElementById('shortlist')?.textContent ?? ''));
+  await saveKey(page, KEY_A);
+  await page.waitForTimeout(300);
+  assert.match(await page.textContent('#shortlist') ?? '', /ORG A CANDIDATE/, 'an unchanged key keeps the run');
+  assert.equal(await hash(page), `#run=${a}`);
+
+  revoked = true;
+  await page.waitForFunction(() => (document.getElementById('key-status')?.textContent ?? '').includes('not accepted'));
+  await saveKey(page, KEY_B);
+  await page.waitForTimeout(1500);
+  await assertNothingOfA(page, a);
+  assert.deepEqual(errors.filter((e) => !/401/.test(e)), []);
   await page.close();
 });
