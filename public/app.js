@@ -17,6 +17,8 @@ const submitBtn = $('submit-run');
 // this one: what the rejected key read is still on screen, so saving that key again resumes it, and any other key
 // closes it (forgetWhatTheKeyRead).
 let keyInUse = keyStore.get();
+// Counts key changes, so an answer to a request sent with an earlier key (the recent runs, a new run) is dropped.
+let keyEpoch = 0;
 
 function showKeyStatus(message) {
   const has = Boolean(keyStore.get());
@@ -81,6 +83,7 @@ $('forget-key').addEventListener('click', () => {
 // too. Only a run that has shown nothing yet (the address bar's, after a key was rejected) is opened again with the
 // new key, when `reopen` says there is one. Says whether a run was closed.
 function forgetWhatTheKeyRead(reopen) {
+  keyEpoch += 1;
   lastSubmit = null;
   runsCursor = null;
   $('recent-runs').replaceChildren();
@@ -110,6 +113,7 @@ form.addEventListener('submit', async (e) => {
     showFormProblem({ kind: 'no-key', problem: { title: 'No API key', detail, errors: [] } });
     return;
   }
+  const epoch = keyEpoch;
   const body = readForm();
   const sig = JSON.stringify(body);
   if (!lastSubmit || lastSubmit.sig !== sig) lastSubmit = { sig, key: newIdempotencyKey(), runId: null };
@@ -118,12 +122,14 @@ form.addEventListener('submit', async (e) => {
   submitBtn.textContent = 'Starting…';
   try {
     let run = await createRun(body, submission.key);
+    if (epoch !== keyEpoch) return; // started with a key since replaced or forgotten: not this key's run to show
     if (submission.runId === run.id && isTerminal(run.status)) {
       // its run finished while another run was open (no done() for it): the same role again is a new run
       submission.key = newIdempotencyKey();
       submission.runId = null;
       run = await createRun(body, submission.key);
     }
+    if (epoch !== keyEpoch) return;
     const again = submission.runId === run.id;
     submission.runId = run.id;
     openRun(run.id, run);
@@ -133,6 +139,7 @@ form.addEventListener('submit', async (e) => {
     loadRecentRuns();
   } catch (err) {
     if (!err.problem) throw err;
+    if (epoch !== keyEpoch) return;
     const retryable = err.kind === 'network' || err.status >= 500 || err.status === 409 || err.status === 429;
     if (!retryable && lastSubmit === submission) lastSubmit = null;
     showFormProblem(err);
@@ -275,16 +282,18 @@ async function loadRecentRuns(append = false) {
     $('runs-status').textContent = 'Save an API key to see recent runs.';
     return;
   }
+  const epoch = keyEpoch;
   list.setAttribute('aria-busy', 'true');
   try {
     const page = await listRuns({ limit: 10, cursor: append ? runsCursor : undefined });
+    if (epoch !== keyEpoch) return; // read with a key since replaced or forgotten
     const items = Array.isArray(page && page.items) ? page.items : [];
     renderRecentRuns(list, items, current && current.id, append);
     runsCursor = (page && page.nextCursor) || null;
     $('more-runs').hidden = !runsCursor;
     $('runs-status').textContent = list.children.length ? '' : 'No runs yet.';
   } catch (err) {
-    $('runs-status').textContent = describe(err);
+    if (epoch === keyEpoch) $('runs-status').textContent = describe(err);
   } finally {
     list.removeAttribute('aria-busy');
   }

@@ -268,3 +268,34 @@ test('the same key saved again keeps the open run; a run read with a key since r
   assert.deepEqual(errors.filter((e) => !/401/.test(e)), []);
   await page.close();
 });
+
+test('answers to requests sent with the previous key are dropped: its recent runs and the run it was starting are not shown under the new key', { skip: SKIP, timeout: 30_000 }, async () => {
+  const { page, errors } = await watchedPage(browser.context);
+  const a = randomUUID();
+  const tenants = twoTenants(a, () => 'running');
+  const held: Array<() => void> = [];
+  const hold = (answer: ApiAnswer) => new Promise<ApiAnswer>((resolve) => held.push(() => resolve(answer)));
+  let holdA = false;
+  await stubApi(page, (call) => (holdA && call.headers.authorization === `Bearer ${KEY_A}` ? hold(tenants(call)) : tenants(call)));
+  await page.goto(`${baseUrl}/`);
+  await saveKey(page, KEY_A);
+  await page.waitForFunction(() => document.getElementById('runs-status')?.textContent === '');
+  holdA = true;
+  await page.click('#refresh-runs'); // A's recent runs, answered only once B's key is saved
+  await page.fill('#role-title', 'A role');
+  await page.fill('#role-description', 'A description');
+  await page.click('#submit-run'); // A's new run, likewise
+  await page.waitForFunction(() => (document.getElementById('submit-run')?.textContent ?? '') === 'Starting…');
+  assert.equal(held.length, 2);
+
+  holdA = false;
+  await saveKey(page, KEY_B);
+  await page.waitForFunction(() => document.getElementById('runs-status')?.textContent === 'No runs yet.');
+  for (const release of held) release();
+  await page.waitForFunction(() => document.getElementById('submit-run')?.textContent === 'Start run');
+  await page.waitForTimeout(500);
+  await assertNothingOfA(page, a);
+  assert.equal(await page.textContent('#runs-status'), 'No runs yet.');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
