@@ -21,6 +21,35 @@ const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.c
  * that message and never clears its busy flag, so every later statement waits forever. onFailure hears of it, so
  * that the database's owner can end it (embedded-thread.ts) instead of hanging.
  */
+const ERROR_RESPONSE = 'E'.charCodeAt(0);
+// An ErrorResponse's non-localised severity field: "V", "PANIC", its terminating zero. A field starts after the zero
+// ending the one before it; a text value of a data row holds no zero byte, so only an ErrorResponse's field can match.
+const PANIC_FIELD = Buffer.from('\0VPANIC\0', 'latin1');
+
+/** The message of an ErrorResponse whose severity is PANIC among these backend messages, or null. */
+export function panicIn(data: Uint8Array): string | null {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const at = bytes.indexOf(PANIC_FIELD);
+  if (at < 0) return null;
+  // Walk the messages to the ErrorResponse that holds it, and read its "M" (message) field.
+  for (let i = 0; i + 5 <= bytes.length; ) {
+    const length = bytes.readInt32BE(i + 1);
+    if (length < 4) return 'severity PANIC';
+    const end = Math.min(bytes.length, i + 1 + length);
+    if (bytes[i] === ERROR_RESPONSE && at >= i && at < end) {
+      for (let f = i + 5; f < end && bytes[f] !== 0; ) {
+        const stop = bytes.indexOf(0, f + 1);
+        if (stop < 0 || stop >= end) break;
+        if (bytes[f] === 'M'.charCodeAt(0)) return bytes.toString('utf8', f + 1, stop);
+        f = stop + 1;
+      }
+      return 'severity PANIC';
+    }
+    i = end;
+  }
+  return null;
+}
+
 export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }, onFailure?: (err: unknown) => void): PGlite {
   let sequenceOpen = false;
   return new Proxy(pglite, {
@@ -35,8 +64,21 @@ export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }, onFa
             onFailure?.(err);
             throw err;
           };
+          // A PANIC comes as an answer, not a throw (a log write that found the disk full: "could not write to log
+          // file"), and leaves PGlite inside the transaction it broke, with no ReadyForQuery: the queue serves that
+          // connection alone, whose ROLLBACK never returns, and every other statement waits for good.
+          const watched = opts && onFailure
+            ? {
+                ...opts,
+                onRawData: (data: Uint8Array) => {
+                  opts.onRawData(data);
+                  const panic = panicIn(data);
+                  if (panic !== null) onFailure(new Error(`PANIC: ${panic}`));
+                },
+              }
+            : opts;
           try {
-            return target.execProtocolRawStream(message, opts).catch(failed);
+            return target.execProtocolRawStream(message, watched).catch(failed);
           } catch (err) {
             return failed(err);
           }

@@ -24,3 +24,37 @@ test('a message PGlite throws on (a WebAssembly abort) is reported to onFailure 
   await extendedProtocolAware(answering, { ms: 0 }, (err) => failures.push(err)).execProtocolRawStream(query, { onRawData: () => {} });
   assert.deepEqual(failures, []);
 });
+
+/** A backend message: its type, its length (itself included), its body. */
+function message(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'latin1');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+const fields = (f: Record<string, string>) => Buffer.concat([...Object.entries(f).map(([k, v]) => Buffer.from(`${k}${v}\0`)), Buffer.from([0])]);
+
+test('an ErrorResponse of severity PANIC in the answer (a log write on a full disk) is reported; other errors and rows saying PANIC are not', async () => {
+  const query = new Uint8Array([0x51, 0, 0, 0, 13, ...Buffer.from('SELECT 1'), 0]);
+  const answer = async (bytes: Buffer) => {
+    const failures: Error[] = [];
+    const received: Uint8Array[] = [];
+    const fake = {
+      isInTransaction: () => true,
+      execProtocolRawStream: async (_m: Uint8Array, opts: { onRawData: (d: Uint8Array) => void }) => opts.onRawData(new Uint8Array(bytes)),
+    } as unknown as PGlite;
+    await extendedProtocolAware(fake, { ms: 0 }, (err) => failures.push(err as Error)).execProtocolRawStream(query, { onRawData: (d) => received.push(d) });
+    assert.deepEqual(Buffer.concat(received), bytes, 'the answer is passed on as it came');
+    return failures.map((f) => f.message);
+  };
+  const panic = message('E', fields({ S: 'PANIC', V: 'PANIC', C: '53100', M: 'could not write to log file "000000010000000000000001" at offset 4694016, length 16384: No space left on device' }));
+  assert.deepEqual(await answer(Buffer.concat([message('C', Buffer.from('INSERT 0 1\0')), panic])), [
+    'PANIC: could not write to log file "000000010000000000000001" at offset 4694016, length 16384: No space left on device',
+  ]);
+  assert.deepEqual(await answer(message('E', fields({ S: 'ERROR', V: 'ERROR', C: '53100', M: 'could not extend file' }))), [], 'a statement\'s error');
+  const row = Buffer.alloc(2 + 4 + 7);
+  row.writeInt16BE(1, 0);
+  row.writeInt32BE(7, 2);
+  row.write('VPANIC!', 6, 'latin1');
+  assert.deepEqual(await answer(message('D', row)), [], 'a row whose text says PANIC');
+});
