@@ -66,7 +66,7 @@ export class ServiceUnavailableError extends AppError {
  * may be retried (a run's attempt is retried by the worker's rules); the driver's own error, which can quote SQL or
  * data, is the `cause`, for the log only.
  */
-export type DatabaseFault = 'database_unavailable' | 'database_timeout' | 'database_busy' | 'database_conflict';
+export type DatabaseFault = 'database_unavailable' | 'database_timeout' | 'database_busy' | 'database_conflict' | 'database_out_of_resources';
 
 const DATABASE_FAULTS: Record<DatabaseFault, { name: string; title: string; detail: string }> = {
   database_unavailable: {
@@ -88,6 +88,11 @@ const DATABASE_FAULTS: Record<DatabaseFault, { name: string; title: string; deta
     name: 'DatabaseConflictError',
     title: 'Database conflict',
     detail: 'The database rolled the work back on every attempt, each time for a conflict with concurrent work (a deadlock); nothing of it was kept; retry later.',
+  },
+  database_out_of_resources: {
+    name: 'DatabaseOutOfResourcesError',
+    title: 'Database out of resources',
+    detail: 'The database ran out of disk space or memory for the work; nothing of it was kept; retry later.',
   },
 };
 

@@ -209,6 +209,9 @@ const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]$|53300$|25006$)/;
 const TIMEOUT_SQLSTATES = new Set(['57014', '55P03']);
 // 40P01: deadlock detected; 40001: serialization failure. The server rolled the transaction back (againOnConflict).
 const CONFLICT_SQLSTATES = new Set(['40P01', '40001']);
+// 53100: disk full; 53200: out of memory; 53400: a configured limit passed. Named for the client (a 503 that says so,
+// not an unexplained 500), but no outage: a run does not wait them out (see UNAVAILABLE_SQLSTATE).
+const RESOURCE_SQLSTATES = new Set(['53100', '53200', '53400']);
 // What Node's sockets answer when the server is not there or went away.
 const UNAVAILABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 // pg's and pg-pool's own words (they carry no code): a connection lost or never made, or a pool closed at shutdown.
@@ -231,6 +234,7 @@ export function databaseFault(err: unknown): DatabaseFault | undefined {
   if (err instanceof pg.DatabaseError) {
     if (TIMEOUT_SQLSTATES.has(err.code ?? '')) return 'database_timeout';
     if (CONFLICT_SQLSTATES.has(err.code ?? '')) return 'database_conflict';
+    if (RESOURCE_SQLSTATES.has(err.code ?? '')) return 'database_out_of_resources';
     return UNAVAILABLE_SQLSTATE.test(err.code ?? '') ? 'database_unavailable' : undefined;
   }
   if (!(err instanceof Error)) return undefined;
@@ -278,6 +282,10 @@ export function unappliedOutage(err: unknown): boolean {
 /** After this the connection cannot be used again: it was lost, or a statement is still running on it. */
 function connectionBroken(err: unknown): boolean {
   const cause = err instanceof DatabaseFaultError ? err.cause : err;
+  // A PANIC or FATAL ends the server's session (PostgreSQL) or leaves the embedded database unusable; a ROLLBACK sent
+  // after it waits for a ReadyForQuery that never comes, holding its connection for good.
+  const severity = (cause as { severity?: unknown } | null)?.severity;
+  if (severity === 'PANIC' || severity === 'FATAL') return true;
   return databaseFault(cause) === 'database_unavailable' || (cause instanceof Error && cause.message === CLIENT_READ_TIMEOUT);
 }
 

@@ -39,7 +39,8 @@ const RESPONSE_HEADERS: Record<string, Record<string, Record<string, Header>>> =
 const UNAVAILABLE =
   'The service is shutting down (`unavailable`), or the database failed under the request: unreachable or its connection lost ' +
   '(`database_unavailable`), a statement cancelled by its timeout (`database_timeout`), no pooled connection free in time ' +
-  '(`database_busy`), or the work rolled back on every attempt for a conflict with concurrent work (`database_conflict`). ' +
+  '(`database_busy`), the work rolled back on every attempt for a conflict with concurrent work (`database_conflict`), ' +
+  'or the database out of disk space or memory (`database_out_of_resources`). ' +
   'Retry after Retry-After.';
 const SHUTTING_DOWN = 'The service is shutting down (`unavailable`): retry after Retry-After, on another process if there is one.';
 const NO_KEY = new Set(['/healthz', '/readyz', '/metrics']);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { openDatabase, unappliedOutage, type Database } from '../../src/db/database.js';
+import { databaseOutage, openDatabase, unappliedOutage, type Database } from '../../src/db/database.js';
 import { DatabaseFaultError } from '../../src/errors.js';
 import { createTestDatabase } from '../support/database.js';
 import { startRestartableDatabase, type RestartableDatabase } from '../support/restartable-database.js';
@@ -104,11 +104,15 @@ test('a statement the server had read when it went away may have been applied; o
   }
 });
 
-test('a server that answers read-only (a failover left the connection on a standby) is away; out of memory for one statement is not', async () => {
+test('a server that answers read-only (a failover left the connection on a standby) is away; out of disk or memory for one statement is named, and no outage', async () => {
   const db = await open();
   try {
-    const err = await db.query(`DO $$ BEGIN RAISE EXCEPTION 'fault' USING ERRCODE = '53200'; END $$`).then(() => null, (e: unknown) => e);
-    assert.ok(!(err instanceof DatabaseFaultError), 'a statement out of memory fails as itself, not as an outage waited out');
+    for (const code of ['53100', '53200']) {
+      // Named for a client, as no outage: a run does not wait it out, nor send it again.
+      const err = await rejectsWith(db.query(`DO $$ BEGIN RAISE EXCEPTION 'fault' USING ERRCODE = '${code}'; END $$`), 'database_out_of_resources');
+      assert.equal(databaseOutage(err), false, `${code}: a statement out of disk or memory is not an outage waited out`);
+      assert.equal(unappliedOutage(err), false);
+    }
     for (const code of ['25006']) {
       const err = await rejectsWith(db.query(`DO $$ BEGIN RAISE EXCEPTION 'fault' USING ERRCODE = '${code}'; END $$`), 'database_unavailable');
       assert.equal(unappliedOutage(err), true, `${code}: the server refused the statement, so it may be sent again`);

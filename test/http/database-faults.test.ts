@@ -70,6 +70,24 @@ test('a statement the database cancels for its timeout answers 503 database_time
   }
 });
 
+test('a database out of disk space answers 503 database_out_of_resources (not an unexplained 500) and writes nothing', async () => {
+  // What a full disk answers a write that must extend a table (SQLSTATE 53100).
+  await server.pglite.exec(`
+    CREATE FUNCTION disk_is_full() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not extend file "base/5/16400": No space left on device' USING ERRCODE = '53100'; END $$;
+    CREATE TRIGGER roles_disk_full BEFORE INSERT ON roles FOR EACH ROW EXECUTE FUNCTION disk_is_full();`);
+  try {
+    const before = (await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'Data engineer', description: 'Spark.' } });
+    assertNamedProblem(res, 'database_out_of_resources');
+    assert.equal(res.json().detail, 'The database ran out of disk space or memory for the work; nothing of it was kept; retry later.');
+    assert.doesNotMatch(res.body, /No space left|base\/5/);
+    assert.equal((await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n, before);
+  } finally {
+    await server.pglite.exec('DROP TRIGGER roles_disk_full ON roles; DROP FUNCTION disk_is_full()');
+  }
+});
+
 test('no pooled connection free within DB_CONNECTION_TIMEOUT_MS answers 503 database_busy', async () => {
   let release!: () => void;
   // The pool's one connection, held.

@@ -25,6 +25,7 @@ const DATABASE_NOT_READY: Record<DatabaseFault, string> = {
     'No pooled database connection came free within DB_CONNECTION_TIMEOUT_MS: all DB_POOL_MAX are in use (a pool too small for the load, or slow statements or lock waits).',
   database_timeout: 'The database did not answer in time (DB_STATEMENT_TIMEOUT_MS, or a server that stopped answering).',
   database_conflict: 'The database rolled the readiness check back on every attempt for conflicts with concurrent work (deadlocks).',
+  database_out_of_resources: 'The database ran out of disk space or memory (SQLSTATE class 53).',
 };
 
 /** Why the database cannot serve this process yet, or null when it can. */
