@@ -103,11 +103,13 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       // Reading a row costs more than a distance: one scan for every query, then each query's nearest of it.
       ctes.push(`v AS MATERIALIZED (SELECT e.candidate_id AS id, ${vs.map((v, qi) => `${distance(v)} AS d${qi}`).join(', ')}
        ${fromEmbeddings})`);
-      vs.forEach((_, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, id, d${qi} AS value FROM v ORDER BY d${qi} LIMIT $3)`));
+      // With its ties: candidates as near as the last one kept (the same text) are all kept, not those whose random
+      // ids happen to sort first (nor those the table's physical order gives first).
+      vs.forEach((_, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, id, d${qi} AS value FROM v ORDER BY d${qi} FETCH FIRST ($3) ROWS WITH TIES)`));
     } else {
       // ORDER BY the indexed expression itself, per query: the form the planner can answer from the HNSW index.
       vs.forEach((v, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, ${distance(v)} AS value
-       ${fromEmbeddings} ORDER BY ${distance(v)} LIMIT $3)`));
+       ${fromEmbeddings} ORDER BY ${distance(v)} FETCH FIRST ($3) ROWS WITH TIES)`));
     }
     // Full-text lists are exact at any size: one pass over the rows matching any query ranks each by the queries it
     // matches, so a row is read (and its resume's words tested) once, not once per query.
@@ -116,7 +118,9 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       ctes.push(`t AS MATERIALIZED (SELECT c.id, ${texts.map(({ qi }) => `CASE WHEN c.search_tsv @@ q${qi} THEN ts_rank_cd(c.search_tsv, q${qi}, 1) END AS r${qi}`).join(', ')}
        FROM candidates c, (SELECT ${texts.map(({ qi, tsquery }) => `${tsquery} AS q${qi}`).join(', ')}) q
        WHERE c.org_id = $1 AND c.search_tsv @@ (${texts.map(({ qi }) => `q${qi}`).join(' || ')}) AND NOT (c.id = ANY($2::uuid[])) ${filters})`);
-      texts.forEach(({ qi }) => lists.push(`(SELECT ${qi}, 't', id, r${qi} FROM t WHERE r${qi} IS NOT NULL ORDER BY r${qi} DESC, id LIMIT $3)`));
+      // ts_rank_cd is a float4: many rows tie (a hundred of them at one value is common), and which of them made the
+      // list was decided by their random ids. Ties are kept whole, as in the vector lists.
+      texts.forEach(({ qi }) => lists.push(`(SELECT ${qi}, 't', id, r${qi} FROM t WHERE r${qi} IS NOT NULL ORDER BY r${qi} DESC FETCH FIRST ($3) ROWS WITH TIES)`));
     }
     return { text: `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}${lists.join('\nUNION ALL\n')}`, values };
   }
@@ -171,26 +175,36 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
         return h;
       };
       // Lists are fused in query order, vector list before text list, as they always were: float sums depend on it.
+      // Rows that tie in a list share its rank (1, 2, 2, 4): equally relevant candidates get equal shares, where
+      // positions among them, decided by their random ids, gave the same candidates in two organisations (or in a
+      // database loaded again) different shortlists.
       for (let qi = 0; qi < queries.length; qi++) {
         // relaxed_order may return rows slightly out of order: sort before ranking.
         const vrows = rows.filter((r) => r.qi === qi && r.kind === 'v').sort((a, b) => a.value - b.value || byId(a, b));
-        vrows.forEach((row, i) => {
+        rankTies(vrows).forEach((rank, i) => {
+          const row = vrows[i]!;
           const h = hit(row.id);
-          h.fusedScore += 1 / (RRF_K + i + 1);
-          h.vectorRank = Math.min(h.vectorRank ?? Infinity, i + 1);
+          h.fusedScore += 1 / (RRF_K + rank);
+          h.vectorRank = Math.min(h.vectorRank ?? Infinity, rank);
           h.distance = Math.min(h.distance ?? Infinity, row.value);
         });
-        // The order the statement used: rank, best first, then id.
         const trows = rows.filter((r) => r.qi === qi && r.kind === 't').sort((a, b) => b.value - a.value || byId(a, b));
-        trows.forEach((row, i) => {
-          const h = hit(row.id);
-          h.fusedScore += TEXT_WEIGHT / (RRF_K + i + 1);
-          h.textRank = Math.min(h.textRank ?? Infinity, i + 1);
+        rankTies(trows).forEach((rank, i) => {
+          const h = hit(trows[i]!.id);
+          h.fusedScore += TEXT_WEIGHT / (RRF_K + rank);
+          h.textRank = Math.min(h.textRank ?? Infinity, rank);
         });
       }
       return [...hits.values()].sort((a, b) => b.fusedScore - a.fusedScore || (a.id < b.id ? -1 : 1)).slice(0, req.limit);
     },
   };
+}
+
+/** Each sorted row's 1-based rank, rows of equal value sharing the rank of the first of them (1, 2, 2, 4). */
+export function rankTies(sorted: ReadonlyArray<{ value: number }>): number[] {
+  const ranks: number[] = [];
+  sorted.forEach((row, i) => ranks.push(i > 0 && row.value === sorted[i - 1]!.value ? ranks[i - 1]! : i + 1));
+  return ranks;
 }
 
 export type Search = ReturnType<typeof createSearch>;

@@ -29,7 +29,7 @@ const MAX_ORGANISATIONS = 64;
  * first, makes full-text search both sharper and cheaper. Document frequencies come from ts_stat, which reads
  * every resume's words (~50-100 ms of the embedded database at 2,000 candidates, growing with the pool): they are
  * cached per organisation and, once older than ttlMs, recomputed in the background while searches go on with the
- * previous ones. Words of candidates added since are ignored until then. Only an organisation's first search (or
+ * previous ones. Words of candidates added since are searched as the rarest until then. Only an organisation's first search (or
  * one after maxAgeMs without a successful recomputation) waits for them, and the first after an erasure in any
  * process: the erased resume's words must not choose another search's terms (the erasure count rides on the
  * statement that splits the queries into words, so the check costs no round trip).
@@ -62,7 +62,11 @@ export function createTermRarity(db: Queryable, opts: { ttlMs?: number; maxAgeMs
     let words = known.filter((w) => dfOf(w) <= stats.pool / 2).sort(byRarity);
     // A tiny pool can make every word "common": then the rarest few still beat none.
     if (!words.length) words = known.sort(byRarity).slice(0, 16);
-    words = words.slice(0, maxTerms);
+    // A word no resume had when the statistics were read may be one of candidates uploaded since (they are read
+    // again a minute later at most): searched as the rarest, not dropped, so that a search right after an upload
+    // finds its words, as a process that read the statistics after it would. One nobody has matches nothing.
+    const unseen = lexemes.filter((w) => dfOf(w) === 0).sort();
+    words = [...unseen, ...words].slice(0, maxTerms);
     return words.length ? words.map((w) => `'${w.replace(/'/g, "''")}'`).join(' | ') : null;
   }
 
