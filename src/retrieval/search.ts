@@ -53,6 +53,10 @@ export function vectorIndexFor(model: string, dimension: number) {
 export async function ensureVectorIndex(db: Database, model: string, dimension: number): Promise<void> {
   if (!Number.isInteger(dimension) || dimension < 1 || dimension > 2000) throw new Error(`unsupported embedding dimension ${dimension}`);
   const { name, expr } = vectorIndexFor(model, dimension);
+  // CREATE INDEX IF NOT EXISTS takes its lock before it looks: at every start, writes to the embeddings queued behind
+  // any transaction open on them. An index that is there is seen without a lock.
+  const there = await db.query<{ there: boolean }>('SELECT to_regclass($1) IS NOT NULL AS there', [name]);
+  if (there.rows[0]?.there) return;
   await db.withTransaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(7242413)');
     await tx.query(

@@ -149,9 +149,11 @@ export function createRunStore(db: Database) {
     },
 
     async list(orgId: string, status: RunStatus | undefined, limit: number, after: Keyset | null): Promise<Run[]> {
+      // A status is a condition of its own, which matching_runs_org_status_created serves: written as "$2 IS NULL OR
+      // status = $2" it could not, and listing an organisation's failed runs read its whole history.
       const r = await db.query<RunRow>(
         `SELECT ${RUN_COLUMNS} FROM matching_runs r
-         WHERE r.org_id = $1 AND ($2::text IS NULL OR r.status = $2)
+         WHERE r.org_id = $1 ${status ? 'AND r.status = $2' : 'AND $2::text IS NULL'}
            AND ($3::timestamptz IS NULL OR (r.created_at, r.id) < ($3::timestamptz, $4::uuid))
          ORDER BY r.created_at DESC, r.id DESC LIMIT $5`,
         [orgId, status ?? null, after?.createdAt ?? null, after?.id ?? null, limit],
