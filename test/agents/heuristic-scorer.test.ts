@@ -232,6 +232,16 @@ test('skills are matched through aliases and the candidate skill list', async ()
   assert.ok(aliases.subscores.hardSkills > none.subscores.hardSkills);
 });
 
+test('a known skill counts only as extraction reads it: its words in ordinary prose are no skill', async () => {
+  const role: RoleSpec = { ...ROLE, mustHaveSkills: ['Go', 'R', 'React'], niceToHaveSkills: [] };
+  const sales = 'Sales operations lead.\nLed go-to-market strategy and R&D budgeting for C-level executives.\nWe react quickly to incidents.';
+  assert.match((await scoreOf(view(sales), role)).rationale, /0\/3 required/);
+  assert.match((await scoreOf(view('Services in Go, R and React.'), role)).rationale, /3\/3 required/);
+  // A skill the vocabulary does not know is still found by its words.
+  const unknown: RoleSpec = { ...ROLE, mustHaveSkills: ['Quantum Basket-Weaving'], niceToHaveSkills: [] };
+  assert.match((await scoreOf(view('Ten years of basket-weaving, some of it quantum.'), unknown)).rationale, /1\/1 required/);
+});
+
 test('totalOf re-checks every bound itself: a part out of bounds, fractional or missing throws; it never sums one', () => {
   const valid = { hardSkills: 20, domain: 10, seniority: 10, impact: 10, logistics: 5, trajectory: 5 };
   assert.equal(totalOf(valid), 60);

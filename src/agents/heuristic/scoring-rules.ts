@@ -1,7 +1,7 @@
 // The scorer's fit rules, hard skills and domain, and the shapes every rule shares; the career rules
 // (seniority, impact, logistics, trajectory) live in career-rules.ts.
 import { SUBSCORE_BOUNDS, type CandidateView, type SubscoreName } from '../../matching/domain.js';
-import { extractSkills, normalizeSkills, relatedSkills, skillKey } from '../../text/skills.js';
+import { extractSkills, isSkillForm, normalizeSkills, relatedSkills, skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
 import type { RoleProfile } from './role-profile.js';
 import { GENERIC_TERMS } from './role-terms.js';
@@ -36,7 +36,9 @@ function supportFor(resume: ResumeText, tokens: Iterable<string>, n: number): Ru
 function skillCredit(skill: string, have: ReadonlySet<string>, resume: ResumeText): number {
   if (have.has(skillKey(skill))) return 1;
   const parts = tokenize(skill);
-  if (parts.length > 0 && parts.every((t) => resume.tokens.has(t))) return 1;
+  // Words alone only for a skill the vocabulary does not know: a known one was read with its case and context rules,
+  // and "go-to-market", "R&D" and "react quickly" hold the words of Go, R and React.
+  if (!isSkillForm(skill) && parts.length > 0 && parts.every((t) => resume.tokens.has(t))) return 1;
   return relatedSkills(skill).some((r) => have.has(skillKey(r))) ? 0.5 : 0;
 }
 
