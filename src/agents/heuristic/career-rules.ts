@@ -54,8 +54,23 @@ const STATED_YEARS_RE =
 const HEADING_RE =
   /^(?:[A-Za-z][A-Za-z &/]{2,38}:|(?:education|academics?|qualifications?|certifications?|courses?|training|(?:work |professional )?experience|employment(?: history)?|work history|skills|technical skills|projects|summary|profile|objective|achievements|kpis|awards|languages|interests|references)\s*:?)$/i;
 const EDUCATION_HEADING_RE = /\b(?:education|academic|qualifications?|certifications?|courses?|training)\b/i;
-const RANGE_RE =
-  /\b((?:19|20)\d{2})\s*(?:-|–|—|to|until|till)\s*(?:[A-Za-z]{3,9}\.?\s+)?((?:19|20)\d{2}|present|current|now|today|date)\b/gi;
+// "2019 - 2021", "Jan 2019 - Mar 2021", "01/2019 – 12/2021", "2019-01 – 2021-12", "03.2019 – heute", "2017 - actualidad".
+// Not after a digit, dot, slash or hyphen and not before a letter or digit: "0301/2012-2018" and "2012-20189" are ids.
+const RANGE_SEPARATOR = '(?:-|–|—|to|until|till|bis|hasta|a|al|à|até)';
+const NOW_WORDS = "present|current|now|today|date|heute|aktuell|jetzt|actualidad|presente|hoy|actual|atual|aujourd['’]hui|présent|oggi|attuale";
+const RANGE_RE = new RegExp(
+  `(?<![\\d./-])(?:\\d{1,2}[./])?((?:19|20)\\d{2})(?:[./-]\\d{1,2}(?!\\d))?\\s*${RANGE_SEPARATOR}\\s*(?:\\p{L}{3,9}\\.?\\s+|\\d{1,2}[./])?` +
+    `((?:19|20)\\d{2}|${NOW_WORDS})(?![\\p{L}\\d])`,
+  'giu',
+);
+// "Since 2019", "seit 03/2019", "(depuis 2019)", "desde 2019": a range open to the present, where a date column or a
+// bracket puts it, as "2019 - present" would be; "a member since 2008" in prose is no job. Not before an end
+// ("desde 2015 hasta 2018" reads as the range, not as one still running).
+const SINCE_RE = new RegExp(
+  `(?:^[\\s•*·–-]*|[(|]\\s*)(?:since|seit|depuis|desde)\\s+(?:\\p{L}{3,9}\\.?\\s+|\\d{1,2}[./])?((?:19|20)\\d{2})(?:[./-]\\d{1,2}(?!\\d))?` +
+    `(?![\\p{L}\\d]|[./-]\\d|\\s*(?:${RANGE_SEPARATOR}|jusqu)(?!\\p{L}))`,
+  'giu',
+);
 const EDUCATION_RE = /\b(?:bachelor|master|degree|university|college|school|diploma|b\.?sc?|m\.?sc?|ph\.?d|gpa|coursework|graduat\w*)\b/i;
 // Years that are someone's age, or a child's ("I am 24 years old", "kids aged 4 and 7 years"): not of work.
 const AGE_BEFORE_RE = /\b(?:aged?|child(?:ren)?|kids?|sons?|daughters?|toddlers?)\b[^.;\n]{0,30}$/i;
@@ -101,9 +116,9 @@ export function candidateYears(input: RuleInput): YearsFound | null {
     }
     // Study years are not work years, and nor is time away.
     if (inEducation || EDUCATION_RE.test(p.text) || AWAY_RE.test(p.text)) continue;
-    for (const m of p.text.matchAll(RANGE_RE)) {
+    for (const m of [...p.text.matchAll(RANGE_RE), ...p.text.matchAll(SINCE_RE)]) {
       const start = Number(m[1]);
-      const endRaw = (m[2] ?? '').toLowerCase();
+      const endRaw = (m[2] ?? 'present').toLowerCase();
       const end = /^\d+$/.test(endRaw) ? Number(endRaw) : referenceYear;
       if (end < start || end > referenceYear + 1) continue;
       ranges.push([start, Math.max(end, start)]);

@@ -1,0 +1,51 @@
+// The heuristic engine on text that is not plain English: dates, years asked, places and criteria written in other
+// languages and other conventions.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { candidateYears } from '../../src/agents/heuristic/career-rules.js';
+import { readResume } from '../../src/agents/heuristic/resume-text.js';
+import { roleProfile } from '../../src/agents/heuristic/role-profile.js';
+import type { CandidateView, RoleSpec } from '../../src/matching/domain.js';
+
+const ROLE: RoleSpec = {
+  title: 'Java Developer', description: 'Java backend services.', mustHaveSkills: ['Java'], niceToHaveSkills: [],
+  location: null, remote: null, seniority: null, minYearsExperience: null,
+};
+const view = (text: string, o: Partial<CandidateView> = {}): CandidateView => ({ id: 'c', headline: null, location: null, yearsExperience: null, skills: [], text, ...o });
+
+function yearsIn(text: string): { years: number; from: string } | null {
+  const found = candidateYears({ role: roleProfile(ROLE), candidate: view(text), resume: readResume(text), referenceYear: 2025 });
+  return found && { years: found.years, from: found.from };
+}
+
+test('date ranges in numeric and non-English forms are read as years of work', () => {
+  assert.deepEqual(yearsIn('01/2012 - 12/2018 Java Developer'), { years: 6, from: 'dates' });
+  assert.deepEqual(yearsIn('2012-01 – 2018-12 Java Developer'), { years: 6, from: 'dates' });
+  assert.deepEqual(yearsIn('2012 bis 2018 Java-Entwickler'), { years: 6, from: 'dates' });
+  assert.deepEqual(yearsIn('desde 2015 hasta 2018 Desarrollador Java'), { years: 3, from: 'dates' });
+  // Open ranges run to the reference year.
+  for (const text of ['02/2019 – heute Java-Entwickler', '2019 – actualidad Desarrollador Java', '03.2019 – present Java Developer', '2019 – aujourd’hui Développeur Java']) {
+    assert.deepEqual(yearsIn(text), { years: 6, from: 'dates' }, text);
+  }
+  for (const text of ['Since 2019 Java Developer at Acme', 'seit 03/2019 Java-Entwickler', 'Java-Entwickler, Acme GmbH (seit 2019)', 'depuis 2019 Développeur Java']) {
+    assert.deepEqual(yearsIn(text), { years: 6, from: 'dates' }, text);
+  }
+});
+
+test('ids, references and "since" in prose are no date ranges', () => {
+  for (const text of ['Tel. 0301/2012-2018', 'Ref 2012-20189', 'Invoice 1/2012/2018', 'Order A-2012-2018', 'ID 12.2012.2018', 'Salary 2000-3000', 'Member of the IEEE since 2008']) {
+    assert.equal(yearsIn(text), null, text);
+  }
+});
+
+test('date ranges are read in linear time: 100 KB of near-misses takes well under a second each', () => {
+  const size = 100_000;
+  const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+  for (const text of [fill('2019 - '), fill('01/2019 '), fill('2019-01 – '), fill('2019 '), `2019${fill(' ')}-${fill(' ')}x`, `(since${fill(' ')}2019`,
+    fill('(since 2019 '), fill('since 01/'), fill('2019 to Abcdefgh '), `Since 2019${fill(' ')}x`, fill('1/1/1/')]) {
+    const started = process.hrtime.bigint();
+    yearsIn(text);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.ok(ms < 1000, `${JSON.stringify(text.slice(0, 20))}: ${ms} ms`);
+  }
+});
