@@ -11,7 +11,7 @@ const TABLE: readonly string[] = [
   'Java|core java|java 8|java 11|java se', 'Java EE|j2ee|jee|jakarta ee|java ee', 'C#|csharp|c sharp|c-sharp', 'C++|cpp|cplusplus|c plus plus',
   '!C|c language|c programming|ansi c', '!Go|golang|go lang|go language', '!R|r language|r programming|rstats', 'Ruby', 'PHP|php5|php7|php 7|php8',
   'Kotlin', '=Swift|swift 5|swift language', 'Objective-C|objective c|objc|obj-c', 'Scala', '=Rust|rustlang', 'Perl', '=Dart|dart language', 'Elixir',
-  'Haskell', 'Lua', 'MATLAB', 'Bash|shell scripting|shell script|bash scripting|~shell|~sh', 'PowerShell', 'SQL|structured query language',
+  'Haskell', '=Lua', 'MATLAB', 'Bash|shell scripting|shell script|bash scripting|~shell|~sh', 'PowerShell', 'SQL|structured query language',
   'PL/SQL|plsql', 'T-SQL|tsql|transact-sql', 'VBA', 'Solidity', 'Groovy', 'F#', 'COBOL',
   // web
   'HTML|html5|html 5', 'CSS|css3|css 3', 'Sass|scss|=SASS', '~Less|=LESS|less.js', '=React|react.js|reactjs|react js',
@@ -19,7 +19,7 @@ const TABLE: readonly string[] = [
   'AngularJS|angular.js|angular js', 'Vue.js|vue|vuejs|vue js|vue 3', 'Next.js|nextjs|next js', 'Nuxt.js|nuxt|nuxtjs', 'Svelte', 'jQuery',
   'Bootstrap|twitter bootstrap', 'Tailwind CSS|tailwind|tailwindcss', 'Webpack', 'Material UI|material-ui|~mui', '=Ember.js|ember.js|emberjs|=Ember',
   'Backbone.js|backbonejs|=Backbone', 'D3.js|d3|d3js', 'Three.js|threejs', 'RxJS', 'Ajax', 'JSON', 'XML', 'GraphQL',
-  'REST API|restful|restful api|restful apis|rest api|rest apis|restful services|restful web services|=REST|=Rest',
+  'REST API|restful|restful api|restful apis|rest api|rest apis|restful services|restful web services|=REST',
   'SOAP|soap services|soap web services', 'WebSockets|websocket|socket.io', 'Microservices|microservice|micro services|microservices architecture',
   'Responsive Design|responsive web design', 'Web Accessibility|accessibility|wcag|a11y',
   // backend frameworks and platforms
@@ -33,7 +33,7 @@ const TABLE: readonly string[] = [
   'iOS|ios development', 'Android|android development|android sdk', 'Flutter', 'SwiftUI', 'Xcode', 'Android Studio', 'Cocoa Touch|cocoa|cocoatouch',
   'Core Data', 'Core Animation', 'Firebase', 'Ionic', 'Xamarin', 'Jetpack Compose', '=Unity|unity3d',
   // data and machine learning
-  'Machine Learning|ml|machine-learning', 'Deep Learning|~dl', 'Artificial Intelligence|ai', 'NLP|natural language processing', 'Computer Vision',
+  'Machine Learning|ml|machine-learning', 'Deep Learning|~dl', 'Artificial Intelligence|=AI', 'NLP|natural language processing', 'Computer Vision',
   'TensorFlow|~tf', 'PyTorch|~torch', 'Keras', 'scikit-learn|sklearn|scikit learn|scikit', 'Pandas', 'NumPy', 'SciPy', 'Matplotlib', 'OpenCV',
   'Caffe', 'XGBoost', 'Hugging Face|huggingface', 'LLMs|llm|large language models', 'Data Analysis|data analytics', 'Data Science',
   'Data Visualization|data visualisation|dataviz', 'Statistics|statistical analysis', 'Tableau', 'Power BI|powerbi',
@@ -69,7 +69,7 @@ const TABLE: readonly string[] = [
   'Stakeholder Management', 'Requirements Gathering|requirements analysis', 'PMP', 'Six Sigma|lean six sigma', 'OKRs|okr', 'Business Analysis',
   // sales and marketing
   'Salesforce|sfdc', 'CRM|customer relationship management', 'HubSpot', 'B2B Sales|b2b', 'Lead Generation', 'Account Management', 'Cold Calling',
-  'Negotiation', 'Business Development', 'SEO|search engine optimization|search engine optimisation', 'SEM|search engine marketing|ppc',
+  'Negotiation', 'Business Development', 'SEO|search engine optimization|search engine optimisation', '=SEM|search engine marketing|ppc',
   'Google Ads|adwords|google adwords', 'Content Marketing', 'Social Media Marketing|smm|social media', 'Email Marketing', 'Google Analytics|ga4',
   'Digital Marketing', 'Copywriting', 'Marketing Automation', 'Brand Management|branding',
   // finance
@@ -208,7 +208,9 @@ export function normalizeSkills(list: string[]): string[] {
 
 const LIST_BEFORE = new Set(['in', 'using', 'with', 'and', 'or', 'like', 'including', 'language', 'languages', 'as']);
 const LIST_AFTER = new Set(['and', 'or', 'programming', 'language', 'developer', 'developers', 'engineer', 'code', 'lang', 'studio', 'shiny']);
-const NOT_LANGUAGE_BEFORE = new Set(['grade', 'type', 'vitamin', 'class', 'section', 'plan', 'part', 'level', 'series', 'category', 'usb', 'tier', 'option', 'model', 'let']);
+const NOT_LANGUAGE_BEFORE = new Set(['grade', 'type', 'vitamin', 'class', 'section', 'plan', 'part', 'level', 'series', 'category', 'usb', 'tier', 'option', 'model', 'let', 'copyright']);
+// "C-level executives", "the C-suite", "C class".
+const NOT_LANGUAGE_AFTER = new Set(['level', 'levels', 'suite', 'class', 'section']);
 const NOT_GO_AFTER = new Set(['to', 'live', 'ahead', 'through', 'beyond', 'back', 'out', 'further', 'for', 'get', 'on', 'up', 'above']);
 
 /** "Go", "R" and "C" are skills only as languages: in a list, or next to a word that says so. */
@@ -220,10 +222,39 @@ function languageContext(text: string, tokens: Token[], i: number, form: string)
   const nextWord = tokens[i + 1]?.text.toLowerCase() ?? '';
   const before = /(\S?)[ \t]*$/.exec(text.slice(Math.max(0, tok.start - 8), tok.start))?.[1] ?? '';
   const after = /^[ \t]*(\S?)/.exec(text.slice(tok.end, tok.end + 8))?.[1] ?? '';
-  if (NOT_LANGUAGE_BEFORE.has(prevWord) || (form === 'Go' && NOT_GO_AFTER.has(nextWord))) return false;
+  if (NOT_LANGUAGE_BEFORE.has(prevWord) || NOT_LANGUAGE_AFTER.has(nextWord) || (form === 'Go' && NOT_GO_AFTER.has(nextWord))) return false;
+  // "Intel(R)", "Office(R)": a registered mark, the bracket against the word.
+  if (/[\p{L}\p{N}]\($/u.test(text.slice(Math.max(0, tok.start - 2), tok.start)) && text[tok.end] === ')') return false;
   if (form === 'C' && /^[+#]/.test(text.slice(tok.end))) return false;
   const listed = /^[,(:/|;•*-]$/.test(before) || /^[,)/|;]?$/.test(after) || tok.split === '/';
   return listed || LIST_BEFORE.has(prevWord) || LIST_AFTER.has(nextWord);
+}
+
+// Skill names that are ordinary words in French, Spanish, Portuguese or Italian, and the neighbours that show them so:
+// "Chef de projet", "Tableau de bord", "point de vue", "vue d'ensemble", "su larga scala", "economie di scala".
+const OF = ['de', 'd', 'du', 'des', 'di', 'del', 'della', 'delle', 'dei', 'da', 'dos'];
+const NOT_SKILL_AFTER = new Map<string, Set<string>>([
+  ['vue', new Set(['de', 'la', 'une', 'en', 'du', 'sa', 'ma', 'cette', 'bonne', 'belle'])],
+  ['scala', new Set(['larga', 'vasta', 'grande', 'piccola', 'di', 'la', 'una', 'alla', 'della', 'su'])],
+]);
+const NOT_SKILL_BEFORE = new Map<string, Set<string>>([
+  ['vue', new Set([...OF, 'sur', 'générale', 'globale', 'aérienne'])],
+  ['chef', new Set(OF)],
+  ['tableau', new Set(OF)],
+  ['scala', new Set([...OF, 'mobile'])],
+]);
+
+/** Whether a one-word match is the foreign word: a telling neighbour next to it, with only spaces between. */
+function foreignWord(text: string, tokens: Token[], i: number): boolean {
+  const tok = tokens[i]!;
+  const prev = tokens[i - 1];
+  const next = tokens[i + 1];
+  const after = NOT_SKILL_AFTER.get(tok.lower);
+  if (after && prev && after.has(prev.lower) && /^\s+$/.test(text.slice(prev.end, tok.start))) return true;
+  const before = NOT_SKILL_BEFORE.get(tok.lower);
+  // "d'ensemble" is one word; "d’ensemble" two ("d", "ensemble").
+  const nextWord = next?.lower.replace(/^(d)'.*/, '$1');
+  return !!before && !!next && before.has(nextWord!) && /^\s+$/.test(text.slice(tok.end, next.start));
 }
 
 /** Known skills mentioned in free text, canonical and de-duplicated, in order of first mention. */
@@ -242,7 +273,7 @@ export function extractSkills(text: string): string[] {
       const entry = entries.find((e) =>
         e.mode === 'plain' ? true : e.mode === 'case' ? original === e.form || original === e.form.toUpperCase() : languageContext(text, tokens, i, e.form),
       );
-      if (!entry) continue;
+      if (!entry || (n === 1 && foreignWord(text, tokens, i))) continue;
       matched = n;
       if (!seen.has(entry.canonical)) {
         seen.add(entry.canonical);

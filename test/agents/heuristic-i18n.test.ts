@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { candidateYears } from '../../src/agents/heuristic/career-rules.js';
 import { readResume } from '../../src/agents/heuristic/resume-text.js';
 import { roleProfile } from '../../src/agents/heuristic/role-profile.js';
+import { roleSkills } from '../../src/agents/heuristic/role-terms.js';
 import type { CandidateView, RoleSpec } from '../../src/matching/domain.js';
 
 const ROLE: RoleSpec = {
@@ -48,4 +49,14 @@ test('date ranges are read in linear time: 100 KB of near-misses takes well unde
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     assert.ok(ms < 1000, `${JSON.stringify(text.slice(0, 20))}: ${ms} ms`);
   }
+});
+
+test('a role in French or Italian asks for the skills it names, not for its ordinary words', () => {
+  const fr: RoleSpec = {
+    ...ROLE, mustHaveSkills: [], title: 'Chef de projet IT',
+    description: "Vous pilotez les projets et présentez une vue d'ensemble au comité de direction.\nVous suivez le tableau de bord mensuel.\nExpérience Java et SQL.",
+  };
+  assert.deepEqual(roleSkills(fr).must, ['Java', 'SQL']);
+  const it: RoleSpec = { ...ROLE, mustHaveSkills: [], title: 'Sviluppatore Backend', description: 'Servizi su larga scala, vicino ai clienti. Java e PostgreSQL.' };
+  assert.deepEqual(roleSkills(it).must, ['Java', 'PostgreSQL']);
 });

@@ -78,3 +78,33 @@ test('the vocabulary is broad and its canonical names are unique', () => {
   assert.equal(new Set(KNOWN_SKILLS.map((s) => s.toLowerCase())).size, KNOWN_SKILLS.length);
   for (const skill of KNOWN_SKILLS) assert.equal(normalizeSkill(skill), skill, skill);
 });
+
+test('ordinary words of other languages are no skills: vue, chef, tableau, scala, ai, sem, lua, Rest', () => {
+  const cases = [
+    "Point de vue client, vue d'ensemble du projet", 'Vue d’ensemble du projet', 'Chef de projet informatique', "Chef d'équipe développement",
+    'Tableau de bord et reporting mensuel', 'Esperienza su larga scala ai clienti', 'Desenvolvedor sem experiência com lua',
+    'Sem viagens.', 'Der Rest des Teams arbeitet remote', 'Ai sensi della legge',
+  ];
+  for (const text of cases) assert.deepEqual(extractSkills(text), [], text);
+});
+
+test('C-level, C-suite and registered marks are not the languages C and R', () => {
+  for (const text of ['Reporting to CEO, C-level executives and the board', '- C-level stakeholder management', 'Presented to the C-suite', 'Microsoft Office(R), Intel(R) Xeon servers', 'Copyright (C) 2020']) {
+    const found = extractSkills(text);
+    assert.ok(!found.includes('R') && !found.includes('C'), `${text} -> ${found.join(', ')}`);
+  }
+});
+
+test('the same names written as skills are still found', () => {
+  assert.deepEqual(
+    extractSkills('Skills: Vue, Chef, Tableau, Scala, Lua, SEM, AI, C, R'),
+    ['Vue.js', 'Chef', 'Tableau', 'Scala', 'Lua', 'SEM', 'Artificial Intelligence', 'C', 'R'],
+  );
+  assert.deepEqual(
+    extractSkills('Built Vue.js and Vue apps, provisioned servers with Chef, dashboards in Tableau, Spark jobs in Scala, scripts in Lua.'),
+    ['Vue.js', 'Chef', 'Tableau', 'Apache Spark', 'Scala', 'Lua'],
+  );
+  assert.deepEqual(extractSkills('REST services and a Rest API; AI products; SEM campaigns'), ['REST API', 'Artificial Intelligence', 'SEM']);
+  assert.deepEqual(extractSkills('Frameworks: vue, scala, tableau'), ['Vue.js', 'Scala', 'Tableau']);
+  assert.deepEqual(extractSkills('Embedded firmware in C (R&D), statistics in R (tidyverse)'), ['C', 'Statistics', 'R']);
+});
