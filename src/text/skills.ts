@@ -114,7 +114,12 @@ const FORMS_BY_CANONICAL = new Map<string, string[]>(); // canonical -> its lowe
 interface Part { text: string; lower: string; offset: number; split: string }
 interface Token { text: string; lower: string; start: number; end: number; split: string }
 
-const TOKEN_RE = /[\p{L}\p{N}.#+][\p{L}\p{N}.#+/\-&_']*/gu;
+// A run of Han, kana or Hangul is a word of its own: Chinese and Japanese write "熟练掌握Python和Java" without
+// spaces, so "Python" is only found cut from the run. A run may hold several words: without a dictionary it is as
+// far as a cut can go.
+const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC';
+// The v flag's class subtraction (--) keeps the other words' classes as they were, without a look-ahead per character.
+const TOKEN_RE = new RegExp(`[${CJK}]+|[[\\p{L}\\p{N}.#+]--[${CJK}]][[\\p{L}\\p{N}.#+\\/\\-&_']--[${CJK}]]*`, 'gv');
 const PART_CACHE = new Map<string, Part[]>(); // raw word -> its parts; prose repeats words, so this is most of the speed
 
 function wordParts(raw: string): Part[] {

@@ -20,7 +20,12 @@ const KEEP_ER = new Set(
 );
 
 const PLACEHOLDER_RE = new RegExp(PII_PLACEHOLDERS.map((p) => p.replace(/[[\]]/g, '\\$&')).join('|'), 'g');
-const TOKEN_RE = /[\p{L}\p{N}.#+][\p{L}\p{N}.#+/\-&_']*/gu;
+// A run of Han, kana or Hangul is a word of its own (as in skills.ts): Chinese and Japanese write "熟练掌握Python和Java" without
+// spaces, so "Python" is only found cut from the run. A run may hold several words: without a dictionary it is as
+// far as a cut can go.
+const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC';
+// The v flag's class subtraction (--) keeps the other words' classes as they were, without a look-ahead per character.
+const TOKEN_RE = new RegExp(`[${CJK}]+|[[\\p{L}\\p{N}.#+]--[${CJK}]][[\\p{L}\\p{N}.#+\\/\\-&_']--[${CJK}]]*`, 'gv');
 const VOWEL = /[aeiouy]/;
 
 function undouble(w: string): string {

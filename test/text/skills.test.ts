@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KNOWN_SKILLS, closestSkills, extractSkills, normalizeSkill, normalizeSkills, relatedSkills, skillKey } from '../../src/text/skills.js';
+import { tokenize } from '../../src/text/tokenize.js';
 
 test('aliases normalise to one canonical name', () => {
   const cases: Array<[string, string]> = [
@@ -107,4 +108,12 @@ test('the same names written as skills are still found', () => {
   assert.deepEqual(extractSkills('REST services and a Rest API; AI products; SEM campaigns'), ['REST API', 'Artificial Intelligence', 'SEM']);
   assert.deepEqual(extractSkills('Frameworks: vue, scala, tableau'), ['Vue.js', 'Scala', 'Tableau']);
   assert.deepEqual(extractSkills('Embedded firmware in C (R&D), statistics in R (tidyverse)'), ['C', 'Statistics', 'R']);
+});
+
+test('Chinese and Japanese written without spaces: a Han, kana or Hangul run is a word of its own', () => {
+  assert.deepEqual(extractSkills('熟练掌握Python和Java，熟悉Docker与Kubernetes'), ['Python', 'Java', 'Docker', 'Kubernetes']);
+  assert.deepEqual(extractSkills('Pythonを使ったWeb開発、Dockerの経験'), ['Python', 'Docker']);
+  assert.deepEqual(extractSkills('파이썬Python과Go언어'), ['Python']);
+  for (const t of ['python', 'java', 'docker', 'kubernetes']) assert.ok(tokenize('熟练掌握Python和Java，熟悉Docker与Kubernetes').includes(t), t);
+  assert.deepEqual(tokenize('Kubernetes运维'), ['kubernetes', '运维']);
 });

@@ -16,7 +16,9 @@ for (const [name, fn] of [['tokenize', tokenize], ['extractSkills', extractSkill
   test(`${name} keeps no text alive through its word cache`, () => {
     gc();
     const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < 500; i++) fn(`Led the Orchestrion${i.toString(36)}platform migration. ${FILLER} #${i}`);
+    // A new long word in each text: a Latin one, and a run of Han characters (a word of its own).
+    const han = (i: number) => '运维平台迁移工程'.repeat(2) + String.fromCharCode(0x4e00 + i);
+    for (let i = 0; i < 500; i++) fn(`Led the Orchestrion${i.toString(36)}platform migration ${han(i)}. ${FILLER} #${i}`);
     gc();
     const retainedMb = (process.memoryUsage().heapUsed - before) / 1e6;
     // 500 texts of 40 KB are 20 MB; the words themselves well under 1 MB.
