@@ -6,6 +6,7 @@ import { candidateYears } from '../../src/agents/heuristic/career-rules.js';
 import { readResume } from '../../src/agents/heuristic/resume-text.js';
 import { roleProfile } from '../../src/agents/heuristic/role-profile.js';
 import { roleSkills } from '../../src/agents/heuristic/role-terms.js';
+import { createHeuristicScorer } from '../../src/agents/heuristic/scorer.js';
 import type { CandidateView, RoleSpec } from '../../src/matching/domain.js';
 
 const ROLE: RoleSpec = {
@@ -59,4 +60,20 @@ test('a role in French or Italian asks for the skills it names, not for its ordi
   assert.deepEqual(roleSkills(fr).must, ['Java', 'SQL']);
   const it: RoleSpec = { ...ROLE, mustHaveSkills: [], title: 'Sviluppatore Backend', description: 'Servizi su larga scala, vicino ai clienti. Java e PostgreSQL.' };
   assert.deepEqual(roleSkills(it).must, ['Java', 'PostgreSQL']);
+});
+
+test('a place written with or without its accents is the same place', async () => {
+  const scorer = createHeuristicScorer({ referenceYear: () => 2025 });
+  const logistics = async (roleAt: string, o: Partial<CandidateView>, text = 'Java Developer') => {
+    const out = await scorer.score({ role: { ...ROLE, location: roleAt, remote: false }, candidate: view(text, o) }, { orgId: 'o' });
+    assert.ok(out.status === 'scored');
+    return out.score.subscores.logistics;
+  };
+  assert.equal(await logistics('Zürich', { location: 'Zurich, Switzerland' }), 10);
+  assert.equal(await logistics('Zurich', { location: 'Zürich' }), 10);
+  assert.equal(await logistics('İstanbul', { location: 'Istanbul, Turkey' }), 10);
+  assert.equal(await logistics('Istanbul', { location: 'İSTANBUL' }), 10);
+  assert.equal(await logistics('São Paulo', { location: 'Sao Paulo - SP' }), 10);
+  assert.equal(await logistics('Zürich', {}, 'Java Developer in Zurich for six years.'), 7);
+  assert.equal(await logistics('Zürich', { location: 'Lisbon' }), 2);
 });

@@ -208,6 +208,16 @@ export function impactRule({ role, resume }: RuleInput): RuleResult {
 // ---- logistics ----------------------------------------------------------------------------------
 
 const LOCATION_LINE_RE = /^(?:location|based in|address|city|residence)\s*[:\-–]\s*(.{2,80})$/i;
+
+// Accents off Latin letters, before lower-casing ("İ" is "I" with a dot, whose lower case is "i" and a combining dot,
+// which no token holds): "Zürich" is "Zurich", "İstanbul" is "Istanbul", "São Paulo" is "Sao Paulo". Here only, not
+// in tokenize(): the local embedder hashes tokens, and stored vectors keep their accents.
+const foldLatin = (s: string): string =>
+  /[^\x00-\x7f]/.test(s) ? s.normalize('NFD').replace(/(?<=\p{sc=Latin})\p{M}+/gu, '').normalize('NFC') : s;
+
+/** The tokens of a place, however its accents are written. */
+export const placeTokens = (text: string): string[] => tokenize(foldLatin(text));
+const passagePlaceTokens = (p: Passage): readonly string[] => (/[^\x00-\x7f]/.test(p.text) ? placeTokens(p.text) : p.tokens);
 const RELOCATE_RE = /\b(?:relocat\w*|open to remote|remote[- ]friendly|willing to (?:move|travel)|work remotely|remote work)\b/i;
 
 export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResult {
@@ -216,7 +226,7 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
   }
   const line = resume.passages.find((p) => LOCATION_LINE_RE.test(p.text));
   const where = candidate.location ?? (line ? (LOCATION_LINE_RE.exec(line.text)?.[1] ?? null) : null);
-  const here = where ? tokenize(where) : [];
+  const here = where ? placeTokens(where) : [];
   const relocate = resume.passages.find((p) => RELOCATE_RE.test(p.text));
   if (here.some((t) => role.locationTokens.includes(t))) {
     return { value: 10, why: `located in ${where}`, support: support(line ? [line] : []) };
@@ -224,7 +234,7 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
   if (role.remoteOk) return { value: 9, why: 'remote role; location is no constraint', support: [] };
   if (relocate) return { value: 7, why: 'open to relocation or remote work', support: support([relocate]) };
   if (here.length === 0) {
-    const mention = resume.passages.find((p) => p.tokens.some((t) => role.locationTokens.includes(t)));
+    const mention = resume.passages.find((p) => passagePlaceTokens(p).some((t) => role.locationTokens.includes(t)));
     return mention
       ? { value: 7, why: "mentions the role's location", support: support([mention]) }
       : { value: 5, why: 'location unknown', support: [] };

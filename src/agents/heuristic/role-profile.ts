@@ -1,4 +1,5 @@
 // A role read once for scoring: skills, title tokens, weighted description vocabulary, years asked for.
+import { placeTokens } from './career-rules.js';
 import { fairDescription } from './protected-criteria.js';
 import type { RoleSpec, Seniority } from '../../matching/domain.js';
 import { skillKey } from '../../text/skills.js';
@@ -23,6 +24,7 @@ export interface RoleProfile {
   /** Non-generic title and description tokens: what makes a passage about this role. */
   topical: ReadonlySet<string>;
   years: YearsWanted | null;
+  /** The role's place as placeTokens reads it: accents off, so "Zürich" meets "Zurich". */
   locationTokens: string[];
   remoteOk: boolean;
   /** The role says explicitly that it is not remote. */
@@ -102,7 +104,7 @@ function buildProfile(role: RoleSpec): RoleProfile {
     bigrams: bigramsOf(fairDescription(role)),
     topical,
     years,
-    locationTokens: role.location ? [...new Set(tokenize(role.location))] : [],
+    locationTokens: role.location ? [...new Set(placeTokens(role.location))] : [],
     remoteOk: role.remote === true,
     onSite: role.remote === false,
     asWritten: (tokens) => {
