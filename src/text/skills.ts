@@ -125,7 +125,8 @@ const PART_CACHE = new Map<string, Part[]>(); // raw word -> its parts; prose re
 function wordParts(raw: string): Part[] {
   let word = raw.replace(/'s$/i, '').replace(/[.'/\-&_]+$/, '');
   let offset = 0;
-  if (word.startsWith('.') && !PROSE_WORDS.has(word.toLowerCase())) {
+  // A leading dot is punctuation ("...and"), unless it is the skill's own: ".NET", ".NET/C#" as well as "C#/.NET".
+  if (word.startsWith('.') && !PROSE_WORDS.has(word.toLowerCase()) && !PROSE_WORDS.has(word.split(/[/\-&]/, 1)[0]!.toLowerCase())) {
     const trimmed = word.replace(/^\.+/, '');
     offset = word.length - trimmed.length;
     word = trimmed;

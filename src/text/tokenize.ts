@@ -64,10 +64,16 @@ const WORD_CACHE = new Map<string, readonly string[]>();
 function wordTokens(raw: string): readonly string[] {
   const out: string[] = [];
   let word = raw.replace(/'s$/, '').replace(/[.'/\-&_]+$/, '');
-  if (word.startsWith('.') && !isSkillForm(word)) word = word.replace(/^\.+/, '');
+  // A leading dot is punctuation ("...and"), unless it is the skill's own: ".NET", ".NET/C#" as well as "C#/.NET".
+  if (word.startsWith('.') && !isSkillForm(word) && !isSkillForm(word.split(/[/\-&]/, 1)[0]!)) word = word.replace(/^\.+/, '');
   // "cross-platform", "html/css", "e.g": the parts are the words.
   if (isSkillForm(word)) push(out, word);
-  else for (const part of word.split(/[/\-&_.']+/)) if (part !== '') push(out, part);
+  else {
+    for (const piece of word.split(/[/\-&]+/)) {
+      if (piece.startsWith('.') && isSkillForm(piece)) push(out, piece);
+      else for (const part of piece.split(/[_.']+/)) if (part !== '') push(out, part);
+    }
+  }
   return out;
 }
 

@@ -117,3 +117,12 @@ test('Chinese and Japanese written without spaces: a Han, kana or Hangul run is 
   for (const t of ['python', 'java', 'docker', 'kubernetes']) assert.ok(tokenize('熟练掌握Python和Java，熟悉Docker与Kubernetes').includes(t), t);
   assert.deepEqual(tokenize('Kubernetes运维'), ['kubernetes', '运维']);
 });
+
+test('.NET keeps its dot at the head of a compound as in its tail: ".NET/C#" is "C#/.NET"', () => {
+  assert.deepEqual(extractSkills('.NET/C#'), ['.NET', 'C#']);
+  assert.deepEqual(extractSkills('Skills: .NET/C#, SQL Server'), ['.NET', 'C#', 'Microsoft SQL Server']);
+  assert.deepEqual(extractSkills('C#/.NET'), ['C#', '.NET']);
+  assert.deepEqual(tokenize('.NET/C#'), ['.net', 'c#']);
+  assert.deepEqual(tokenize('C#/.NET'), ['c#', '.net']);
+  assert.deepEqual(tokenize('.htaccess and ...etc'), ['htaccess']);
+});
