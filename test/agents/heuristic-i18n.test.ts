@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { candidateYears } from '../../src/agents/heuristic/career-rules.js';
 import { readResume } from '../../src/agents/heuristic/resume-text.js';
-import { roleProfile } from '../../src/agents/heuristic/role-profile.js';
+import { roleProfile, yearsAsked } from '../../src/agents/heuristic/role-profile.js';
 import { roleSkills } from '../../src/agents/heuristic/role-terms.js';
 import { createHeuristicScorer } from '../../src/agents/heuristic/scorer.js';
 import type { CandidateView, RoleSpec } from '../../src/matching/domain.js';
@@ -76,4 +76,18 @@ test('a place written with or without its accents is the same place', async () =
   assert.equal(await logistics('São Paulo', { location: 'Sao Paulo - SP' }), 10);
   assert.equal(await logistics('Zürich', {}, 'Java Developer in Zurich for six years.'), 7);
   assert.equal(await logistics('Zürich', { location: 'Lisbon' }), 2);
+});
+
+test('years asked for and years stated are read in linear time: a number before 100 KB of spaces is one pass', () => {
+  const spaces = ' '.repeat(100_000);
+  const timed = (label: string, read: () => unknown) => {
+    const started = process.hrtime.bigint();
+    read();
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.ok(ms < 1000, `${label}: ${ms} ms`);
+  };
+  for (const text of [`5${spaces}x`, `5 (${spaces}x`, `3 -${spaces}x`, `five plus${spaces}x`, `5 +${spaces}x`]) {
+    timed(`yearsAsked ${JSON.stringify(text.slice(0, 12))}`, () => yearsAsked(text));
+    timed(`candidateYears ${JSON.stringify(text.slice(0, 12))}`, () => yearsIn(`Java Developer ${text}`));
+  }
 });

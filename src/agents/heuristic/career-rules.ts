@@ -48,8 +48,10 @@ const NUMBER_WORDS: Record<string, number> = {
   one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
   eleven: 11, twelve: 12, fifteen: 15, twenty: 20,
 };
+// Each optional part takes the spaces before it: one way to match a run of spaces, so "5" before 100 KB of them is
+// one pass, not one for every way to share the run.
 const STATED_YEARS_RE =
-  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s*\+?\s*(?:-\s*)?(years?|yrs?|months?)\b/gi;
+  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)(?:\s*\+)?(?:\s*-)?\s*(years?|yrs?|months?)\b/gi;
 // A section heading: a short line naming a part of the resume ("Education:", "WORK EXPERIENCE").
 const HEADING_RE =
   /^(?:[A-Za-z][A-Za-z &/]{2,38}:|(?:education|academics?|qualifications?|certifications?|courses?|training|(?:work |professional )?experience|employment(?: history)?|work history|skills|technical skills|projects|summary|profile|objective|achievements|kpis|awards|languages|interests|references)\s*:?)$/i;

@@ -36,7 +36,10 @@ export interface RoleProfile {
 const SENIORITY_YEARS: Record<Seniority, number> = { junior: 0, mid: 2, senior: 5, staff: 8, principal: 10 };
 const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 // "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor.
-const YEARS_RE = /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:\(\s*\d{1,2}\s*\)\s*)?(?:\+|plus)?\s*(?:(?:-|–|to)\s*(\d{1,2})\s*)?\+?\s*(?:years?|yrs?)\b/gi;
+// Each optional part takes the spaces before it and starts with a non-space: one way to match a run of spaces, so a
+// number before 100 KB of them costs one pass, not one for every way to share the run between parts.
+const YEARS_RE =
+  /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s*\(\s*\d{1,2}\s*\))?(?:\s*(?:\+|plus))?(?:\s*(?:-|–|to)\s*(\d{1,2}))?(?:\s*\+)?\s*(?:years?|yrs?)\b/gi;
 
 // Years that are about something else: a bond, a contract, a salary period, a posting date.
 const NOT_EXPERIENCE_RE = /\b(?:bond|contract|duration|stipend|salary|probation|notice|warranty|ago|published|posted|old|age)\b/i;
