@@ -91,3 +91,20 @@ test('years asked for and years stated are read in linear time: a number before 
     timed(`candidateYears ${JSON.stringify(text.slice(0, 12))}`, () => yearsIn(`Java Developer ${text}`));
   }
 });
+
+test('years asked for in German, Spanish, French, Portuguese and Italian', () => {
+  const cases: Array<[string, { min: number; max: number | null }]> = [
+    ['Mindestens 5 Jahre Berufserfahrung in Java', { min: 5, max: null }],
+    ['Al menos 5 años de experiencia con Java', { min: 5, max: null }],
+    ["Au moins 5 ans d'expérience en Java", { min: 5, max: null }],
+    ['Pelo menos 5 anos de experiência', { min: 5, max: null }],
+    ['Almeno 5 anni di esperienza', { min: 5, max: null }],
+    ['3 bis 5 Jahre Erfahrung', { min: 3, max: 5 }],
+    ['De 3 a 5 años de experiencia', { min: 3, max: 5 }],
+  ];
+  for (const [text, wanted] of cases) assert.deepEqual(yearsAsked(text), wanted, text);
+  // A contract's length is no experience asked for, in any of them.
+  for (const text of ['Befristeter Vertrag für 2 Jahre', 'Contrato de 2 años', 'Contrat de 2 ans', 'Contratto di 2 anni']) assert.equal(yearsAsked(text), null, text);
+  // In context wins over a larger number out of it.
+  assert.deepEqual(yearsAsked('Unternehmen seit 10 Jahren am Markt.\n3 Jahre Berufserfahrung.'), { min: 3, max: null });
+});

@@ -35,15 +35,22 @@ export interface RoleProfile {
 
 const SENIORITY_YEARS: Record<Seniority, number> = { junior: 0, mid: 2, senior: 5, staff: 8, principal: 10 };
 const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
-// "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor.
+// "3 to 7 years", "5+ years", "five (5) years", "minimum 2 yrs": the first number is the floor. Also "5 Jahre",
+// "3 bis 5 Jahre", "5 años", "de 3 a 5 años", "5 ans", "3 à 5 ans", "5 anos", "5 anni".
 // Each optional part takes the spaces before it and starts with a non-space: one way to match a run of spaces, so a
 // number before 100 KB of them costs one pass, not one for every way to share the run between parts.
 const YEARS_RE =
-  /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s*\(\s*\d{1,2}\s*\))?(?:\s*(?:\+|plus))?(?:\s*(?:-|–|to)\s*(\d{1,2}))?(?:\s*\+)?\s*(?:years?|yrs?)\b/gi;
+  /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s*\(\s*\d{1,2}\s*\))?(?:\s*(?:\+|plus))?(?:\s*(?:-|–|to|bis|a|à)\s*(\d{1,2}))?(?:\s*\+)?\s*(?:years?|yrs?|jahr(?:e|en)?|años?|anos?|ans|anni|anno)(?![\p{L}\d])/giu;
 
-// Years that are about something else: a bond, a contract, a salary period, a posting date.
+// Years that are about something else: a bond, a contract, a salary period, a posting date; and in German, Spanish,
+// French, Portuguese and Italian a contract, its length, a probation, an age.
 const NOT_EXPERIENCE_RE = /\b(?:bond|contract|duration|stipend|salary|probation|notice|warranty|ago|published|posted|old|age)\b/i;
+const NOT_EXPERIENCE_ELSEWHERE_RE =
+  /(?<![\p{L}\d])(?:vertrag\p{L}*|befristet\p{L}*|probezeit|alt|contrat|contrato|contratto|durée|duración|duração|durata|âge|edad|idade|età)(?![\p{L}\d])/iu;
 const EXPERIENCE_RE = /\b(?:experience|exp|expertise|background|track record|hands[- ]on)\b/i;
+// "Berufserfahrung", "Erfahrung", "experiencia", "expérience", "experiência", "esperienza".
+const EXPERIENCE_ELSEWHERE_RE = /(?<![\p{L}\d])(?:\p{L}*erfahrung|experiencia|expérience|experiência|esperienza)(?![\p{L}\d])/iu;
+const inExperienceContext = (text: string): boolean => EXPERIENCE_RE.test(text) || EXPERIENCE_ELSEWHERE_RE.test(text);
 
 /** The years a role asks for: matches in an experience context win; bonds and contract lengths never count. */
 export function yearsAsked(text: string): YearsWanted | null {
@@ -52,8 +59,8 @@ export function yearsAsked(text: string): YearsWanted | null {
   let section = '';
   for (const line of text.split(/\r?\n/)) {
     if (/:\s*$/.test(line.trim())) section = line;
-    if (NOT_EXPERIENCE_RE.test(line)) continue;
-    const inContext = EXPERIENCE_RE.test(line) || EXPERIENCE_RE.test(section);
+    if (NOT_EXPERIENCE_RE.test(line) || NOT_EXPERIENCE_ELSEWHERE_RE.test(line)) continue;
+    const inContext = inExperienceContext(line) || inExperienceContext(section);
     for (const m of line.matchAll(YEARS_RE)) {
       const word = (m[1] ?? '').toLowerCase();
       const min = NUMBER_WORDS[word] ?? Number(word);
