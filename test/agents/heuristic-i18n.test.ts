@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { candidateYears } from '../../src/agents/heuristic/career-rules.js';
 import { readResume } from '../../src/agents/heuristic/resume-text.js';
+import { withoutProtectedCriteria } from '../../src/agents/heuristic/protected-criteria.js';
 import { roleProfile, yearsAsked } from '../../src/agents/heuristic/role-profile.js';
 import { roleSkills } from '../../src/agents/heuristic/role-terms.js';
 import { createHeuristicScorer } from '../../src/agents/heuristic/scorer.js';
@@ -107,4 +108,17 @@ test('years asked for in German, Spanish, French, Portuguese and Italian', () =>
   for (const text of ['Befristeter Vertrag für 2 Jahre', 'Contrato de 2 años', 'Contrat de 2 ans', 'Contratto di 2 anni']) assert.equal(yearsAsked(text), null, text);
   // In context wins over a larger number out of it.
   assert.deepEqual(yearsAsked('Unternehmen seit 10 Jahren am Markt.\n3 Jahre Berufserfahrung.'), { min: 3, max: null });
+});
+
+test('protected criteria in German, French, Spanish, Portuguese and Italian are dropped like the English ones', () => {
+  for (const sentence of [
+    'Native English speaker required.', 'Deutsch als Muttersprache erforderlich.', 'Junges, dynamisches Team sucht Verstärkung.',
+    'Langue maternelle française exigée.', 'Lengua materna española.', 'Hablante nativo de español.', 'Língua materna portuguesa.',
+    'Falante nativo de português.', 'Italiano madrelingua.', 'Rejoignez une équipe jeune et dynamique.', 'Buscamos personas jóvenes.',
+    'Cerchiamo giovani talenti.',
+  ]) {
+    assert.equal(withoutProtectedCriteria(`Java und Spring Boot. ${sentence}`), 'Java und Spring Boot.', sentence);
+  }
+  const kept = 'Sehr gute Deutschkenntnisse. Anglais courant. Español fluido. Programmazione in Java.';
+  assert.equal(withoutProtectedCriteria(kept), kept);
 });

@@ -19,6 +19,9 @@ const PROTECTED_CRITERION = [
   // Family status, pregnancy, disability.
   'married', 'unmarried', 'spouses?', 'pregnan\\w*', 'childless', 'no (?:kids|children)', 'family planning', 'able-bodied', 'disabilit\\w*',
   'handicap\\w*',
+  // The same in German, French, Spanish, Portuguese and Italian: a young team, a mother tongue, a native speaker.
+  'jung(?:e[mnrs]?)?', 'jeunes?', 'j[oó]venes', 'joven', 'jove(?:m|ns)', 'giovan[ei]', 'muttersprach\\p{L}*', 'langue maternelle',
+  'lengua materna', 'l[ií]ngua materna', 'madrelingua', '(?:hablantes?|falantes?) nativ[oa]s?',
 ].join('|');
 const CRITERION = `(?<![\\p{L}\\d-])(?:${PROTECTED_CRITERION})(?![\\p{L}\\d-])`;
 const CRITERION_RE = new RegExp(CRITERION, 'iu');
