@@ -27,8 +27,16 @@ export const FENCE_TAGS = [
 export type FenceTag = (typeof FENCE_TAGS)[number];
 
 // Characters a model may read as angle brackets or slashes. Compatibility forms (full-width, small) are found by NFKD.
-const OPENERS = new Set(['<', '\uFF1C', '\uFE64', '\u2329', '\u3008', '\u27E8', '\u2039', '\u276E', '\u02C2', '\u1438']);
-const CLOSERS = new Set(['>', '\uFF1E', '\uFE65', '\u232A', '\u3009', '\u27E9', '\u203A', '\u276F', '\u02C3', '\u1433']);
+// Doubled and ornamental angles too (《 « ⟪ ❬ ❰): "«/resume»" reads as a closing tag. The price: a French « role » or
+// « document » in quotes reads as a tag, and is rewritten to [role] like one.
+const OPENERS = new Set([
+  '<', '\uFF1C', '\uFE64', '\u2329', '\u3008', '\u27E8', '\u2039', '\u276E', '\u02C2', '\u1438',
+  '\u300A', '\u00AB', '\u27EA', '\u276C', '\u2770',
+]);
+const CLOSERS = new Set([
+  '>', '\uFF1E', '\uFE65', '\u232A', '\u3009', '\u27E9', '\u203A', '\u276F', '\u02C3', '\u1433',
+  '\u300B', '\u00BB', '\u27EB', '\u276D', '\u2771',
+]);
 const SLASHES = new Set(['/', '\uFF0F', '\u2215', '\u2044', '\u29F8', '\u2571']);
 // Dropped from the comparison view: anything that renders as nothing (default-ignorable and format code points:
 // joiners, variation selectors, the tag block, fillers, interlinear annotation) and every combining mark.

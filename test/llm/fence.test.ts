@@ -26,6 +26,11 @@ const CLOSE_RESUME_VARIANTS = [
   '\uFE64/resume\uFE65',
   '\u3008/resume\u3009',
   '\u2039/resume\u203A',
+  '\u300A/resume\u300B', // 《 》, CJK double angle brackets
+  '\u00AB/resume\u00BB', // « », guillemets
+  '\u27EA/resume\u27EB', // ⟪ ⟫
+  '\u276C/resume\u276D', // ❬ ❭
+  '\u2770/resume\u2771', // ❰ ❱
   '\\u003c/resume\\u003e',
   '\\u003C/resume\\u003E',
   '\\\\u003c/resume\\\\u003e',
@@ -186,6 +191,13 @@ test('ordinary text with angle brackets, entities and the words themselves is le
   const more = '[EMAIL] [NAME] [1] [x] [institute of tech] <sup>2</sup> <strong>x</strong> <insta> [INSTANT] <<a>> <<sysadmin>> Σύστημα, система, résumé, İstanbul';
   assert.equal(neutraliseFenceTags(more), more);
   assert.deepEqual(findFenceTags(more), []);
+});
+
+test('quotation marks that are also openers leave ordinary quoted words alone', () => {
+  const text = 'Il a dit « bonjour » et «Python». Er sagte »Hallo« und »Input-Daten«. 《三体》, ⟪x⟫, ❬ok❭, «rolex»';
+  assert.deepEqual(findFenceTags(text), []);
+  assert.equal(neutraliseFenceTags(text), text);
+  assert.equal(findFenceTags('《/resume》').length, 1);
 });
 
 test('fence wraps the text in the named tag and refuses unknown tag names', () => {
