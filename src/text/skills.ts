@@ -122,8 +122,11 @@ const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC';
 const TOKEN_RE = new RegExp(`[${CJK}]+|[[\\p{L}\\p{N}.#+]--[${CJK}]][[\\p{L}\\p{N}.#+\\/\\-&_']--[${CJK}]]*`, 'gv');
 const PART_CACHE = new Map<string, Part[]>(); // raw word -> its parts; prose repeats words, so this is most of the speed
 
+// "С++" and "С#" typed with a Cyrillic Es (U+0421, on the same key of a Russian keyboard): the Latin C, same length.
+const CYRILLIC_C_RE = /^[\u0421\u0441](?=\+\+$|#$)/u;
+
 function wordParts(raw: string): Part[] {
-  let word = raw.replace(/'s$/i, '').replace(/[.'/\-&_]+$/, '');
+  let word = raw.replace(/'s$/i, '').replace(/[.'/\-&_]+$/, '').replace(CYRILLIC_C_RE, 'C');
   let offset = 0;
   // A leading dot is punctuation ("...and"), unless it is the skill's own: ".NET", ".NET/C#" as well as "C#/.NET".
   if (word.startsWith('.') && !PROSE_WORDS.has(word.toLowerCase()) && !PROSE_WORDS.has(word.split(/[/\-&]/, 1)[0]!.toLowerCase())) {
@@ -222,7 +225,8 @@ const NOT_GO_AFTER = new Set(['to', 'live', 'ahead', 'through', 'beyond', 'back'
 /** "Go", "R" and "C" are skills only as languages: in a list, or next to a word that says so. */
 function languageContext(text: string, tokens: Token[], i: number, form: string): boolean {
   const tok = tokens[i]!;
-  if (tok.text !== form || (tok.split !== '' && tok.split !== '/')) return false;
+  // As written, or all in capitals ("LANGUAGES: GO, PYTHON"); a one-letter form already is.
+  if ((tok.text !== form && tok.text !== form.toUpperCase()) || (tok.split !== '' && tok.split !== '/')) return false;
   if (tok.end < text.length && tokens[i + 1]?.split === '&') return false;
   const prevWord = tok.split === '' ? tokens[i - 1]?.text.toLowerCase() ?? '' : '';
   const nextWord = tokens[i + 1]?.text.toLowerCase() ?? '';

@@ -61,9 +61,12 @@ function push(out: string[], word: string): void {
 // Raw word -> its tokens. Prose repeats its words, so most lookups skip the regexes and the stemmer.
 const WORD_CACHE = new Map<string, readonly string[]>();
 
+// "с++" and "с#" with a Cyrillic Es (as in skills.ts): the Latin c.
+const CYRILLIC_C_RE = /^\u0441(?=\+\+$|#$)/u;
+
 function wordTokens(raw: string): readonly string[] {
   const out: string[] = [];
-  let word = raw.replace(/'s$/, '').replace(/[.'/\-&_]+$/, '');
+  let word = raw.replace(/'s$/, '').replace(/[.'/\-&_]+$/, '').replace(CYRILLIC_C_RE, 'c');
   // A leading dot is punctuation ("...and"), unless it is the skill's own: ".NET", ".NET/C#" as well as "C#/.NET".
   if (word.startsWith('.') && !isSkillForm(word) && !isSkillForm(word.split(/[/\-&]/, 1)[0]!)) word = word.replace(/^\.+/, '');
   // "cross-platform", "html/css", "e.g": the parts are the words.

@@ -126,3 +126,12 @@ test('.NET keeps its dot at the head of a compound as in its tail: ".NET/C#" is 
   assert.deepEqual(tokenize('C#/.NET'), ['c#', '.net']);
   assert.deepEqual(tokenize('.htaccess and ...etc'), ['htaccess']);
 });
+
+test('Cyrillic Es in C++ and C#, and an all-caps GO in a list, are the skills', () => {
+  assert.deepEqual(extractSkills('Опыт работы с \u0421++ и \u0421#'), ['C++', 'C#']);
+  assert.deepEqual(tokenize('\u0421++ \u0441#'), ['c++', 'c#']);
+  assert.deepEqual(extractSkills('PROGRAMMING LANGUAGES: GO, PYTHON, R'), ['Go', 'Python', 'R']);
+  assert.ok(!extractSkills("LET'S GO TO MARKET").includes('Go'));
+  // The Cyrillic preposition "с" ("with") stays a word.
+  assert.deepEqual(extractSkills('работа с Python'), ['Python']);
+});
