@@ -215,11 +215,11 @@ const LOCATION_LINE_RE = /^(?:location|based in|address|city|residence)\s*[:\-�
 // which no token holds): "Zürich" is "Zurich", "İstanbul" is "Istanbul", "São Paulo" is "Sao Paulo". Here only, not
 // in tokenize(): the local embedder hashes tokens, and stored vectors keep their accents.
 const foldLatin = (s: string): string =>
-  /[^\x00-\x7f]/.test(s) ? s.normalize('NFD').replace(/(?<=\p{sc=Latin})\p{M}+/gu, '').normalize('NFC') : s;
+  /[^\p{ASCII}]/u.test(s) ? s.normalize('NFD').replace(/(?<=\p{sc=Latin})\p{M}+/gu, '').normalize('NFC') : s;
 
 /** The tokens of a place, however its accents are written. */
 export const placeTokens = (text: string): string[] => tokenize(foldLatin(text));
-const passagePlaceTokens = (p: Passage): readonly string[] => (/[^\x00-\x7f]/.test(p.text) ? placeTokens(p.text) : p.tokens);
+const passagePlaceTokens = (p: Passage): readonly string[] => (/[^\p{ASCII}]/u.test(p.text) ? placeTokens(p.text) : p.tokens);
 const RELOCATE_RE = /\b(?:relocat\w*|open to remote|remote[- ]friendly|willing to (?:move|travel)|work remotely|remote work)\b/i;
 
 export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResult {
