@@ -27,8 +27,8 @@ export const FENCE_TAGS = [
 export type FenceTag = (typeof FENCE_TAGS)[number];
 
 // Characters a model may read as angle brackets or slashes. Compatibility forms (full-width, small) are found by NFKD.
-// Doubled and ornamental angles too (《 « ⟪ ❬ ❰): "«/resume»" reads as a closing tag. The price: a French « role » or
-// « document » in quotes reads as a tag, and is rewritten to [role] like one.
+// Doubled and ornamental angles too (《 « ⟪ ❬ ❰): "«/resume»" reads as a closing tag. « and 《 are also quotation
+// marks (French, Chinese), so with them only a closing tag counts (QUOTATION_OPENERS): « document » is a quoted word.
 const OPENERS = new Set([
   '<', '\uFF1C', '\uFE64', '\u2329', '\u3008', '\u27E8', '\u2039', '\u276E', '\u02C2', '\u1438',
   '\u300A', '\u00AB', '\u27EA', '\u276C', '\u2770',
@@ -37,6 +37,7 @@ const CLOSERS = new Set([
   '>', '\uFF1E', '\uFE65', '\u232A', '\u3009', '\u27E9', '\u203A', '\u276F', '\u02C3', '\u1433',
   '\u300B', '\u00BB', '\u27EB', '\u276D', '\u2771',
 ]);
+const QUOTATION_OPENERS = new Set(['\u00AB', '\u300A']);
 const SLASHES = new Set(['/', '\uFF0F', '\u2215', '\u2044', '\u29F8', '\u2571']);
 // Dropped from the comparison view: anything that renders as nothing (default-ignorable and format code points:
 // joiners, variation selectors, the tag block, fillers, interlinear annotation) and every combining mark.
@@ -268,6 +269,8 @@ export function findFenceTags(content: string): FenceTagMatch[] {
     const spelledName = m[2] ?? m[4] ?? m[6] ?? m[8] ?? m[9] ?? '';
     const name = nameOf(spelledName, control ? ['start_of_turn', 'end_of_turn', 'bos', 'eos', 's', 'inst'] : FENCE_TAGS);
     const slash = m[1] ?? m[3] ?? m[5] ?? m[7];
+    // A quotation mark before a word is a quote, not a tag: « document », 《 resume 》.
+    if (slash !== '/' && QUOTATION_OPENERS.has(content[start] ?? '')) continue;
     found.push({ start, end, text: content.slice(start, end), closing: slash === '/', name, control });
   }
   return found;

@@ -198,6 +198,11 @@ test('quotation marks that are also openers leave ordinary quoted words alone', 
   assert.deepEqual(findFenceTags(text), []);
   assert.equal(neutraliseFenceTags(text), text);
   assert.equal(findFenceTags('《/resume》').length, 1);
+  // Quoted words that are also fence names: a French resume's « document », a Chinese 《 system 》 are quotes.
+  const quoted = 'Rédaction du « document » de référence ; « input » client ; 《 system 》设计';
+  assert.deepEqual(findFenceTags(quoted), []);
+  assert.equal(neutraliseFenceTags(quoted), quoted);
+  assert.equal(findFenceTags('«resume» ok «/resume»').map((t) => t.closing).join(), 'true', 'the closing form still counts');
 });
 
 test('fence wraps the text in the named tag and refuses unknown tag names', () => {
