@@ -153,6 +153,8 @@
  * 26: pronouns without a label ("Jane Roe (she/her)", "He/Him/His", "they/them") as [PERSONAL]; a header name with an
  *    aside in brackets after it ("Jane Roe (she/her)" was no name, and reached the model whole), the aside's common
  *    given name as a nickname ("Katherine Roe (Kate)"); a header name spelled letter by letter ("J A N E   R O E").
- *    Kept: prose's "he/she", an aside that is no given name ("(Remote)"), a role's text.
+ *    Kept: prose's "he/she", an aside that is no given name ("(Remote)"), a role's text, and a first line that is a
+ *    job title in German, French, Spanish, Portuguese or Italian ("Softwareentwickler München", "Développeur Java"),
+ *    whose words were removed as a name wherever the resume wrote them (its city with them).
  */
 export const SCRUB_RULES_VERSION = 26;

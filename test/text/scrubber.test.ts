@@ -519,6 +519,19 @@ test('pronouns without a label are a particular too; a header name with them, or
   assert.equal(scrub('Refer to the manager (she/her) for details', { detectNames: false, particulars: false }), 'Refer to the manager (she/her) for details');
 });
 
+test("a first line that is a job title in another language is no name: its words, and the resume's city, stay", () => {
+  const kept = [
+    'Softwareentwickler München\n2019 – 2024 Softwareentwickler, Acme GmbH, München',
+    'Werkstudent Softwareentwicklung\nBerlin',
+    'Développeur Java\nParis',
+    'Desarrolladora Backend\nMadrid',
+    'Engenheiro Software\nLisboa',
+  ];
+  for (const text of kept) assert.equal(scrub(text), text);
+  // A person's name above such a title is still one.
+  assert.equal(scrub('Hans Müller\nSoftwareentwickler München'), '[NAME]\nSoftwareentwickler München');
+});
+
 test("a person's name after other languages' labels, and a spouse's, is scrubbed", () => {
   const cases: Array<[string, string]> = [
     ['Nombre: Juan Pérez\nIngeniero de datos', 'Nombre: [NAME]\nIngeniero de datos'],
