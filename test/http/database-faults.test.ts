@@ -53,39 +53,40 @@ test('the database gone: requests answer 503 database_unavailable, /readyz 503, 
   assert.equal(created.statusCode, 201);
 });
 
-test('a statement the database cancels for its timeout answers 503 database_timeout and writes nothing', async () => {
-  // PostgreSQL's answer to a statement past statement_timeout (SQLSTATE 57014), as PGlite cannot time one out.
+/**
+ * A role posted while the database answers every insert into roles with this SQLSTATE and message (a trigger, as
+ * PGlite can neither time a statement out nor fill a disk on cue): the answer, and whether the roles stayed as they were.
+ */
+async function postRoleWhileRaising(sqlstate: string, message: string) {
   await server.pglite.exec(`
-    CREATE FUNCTION statement_times_out() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014'; END $$;
-    CREATE TRIGGER roles_time_out BEFORE INSERT ON roles FOR EACH ROW EXECUTE FUNCTION statement_times_out();`);
+    CREATE FUNCTION raise_sqlstate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION '${message}' USING ERRCODE = '${sqlstate}'; END $$;
+    CREATE TRIGGER roles_raise BEFORE INSERT ON roles FOR EACH ROW EXECUTE FUNCTION raise_sqlstate();`);
   try {
-    const before = (await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
+    const count = async () => (await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
+    const before = await count();
     const res = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'Data engineer', description: 'Spark.' } });
-    assertNamedProblem(res, 'database_timeout');
-    assert.equal((await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n, before);
-    assert.ok(rt.logs.some((l) => l.msg === 'database fault' && l.fault === 'database_timeout'));
+    return { res, unchanged: (await count()) === before };
   } finally {
-    await server.pglite.exec('DROP TRIGGER roles_time_out ON roles; DROP FUNCTION statement_times_out()');
+    await server.pglite.exec('DROP TRIGGER roles_raise ON roles; DROP FUNCTION raise_sqlstate()');
   }
+}
+
+test('a statement the database cancels for its timeout answers 503 database_timeout and writes nothing', async () => {
+  // PostgreSQL's answer to a statement past statement_timeout (SQLSTATE 57014).
+  const { res, unchanged } = await postRoleWhileRaising('57014', 'canceling statement due to statement timeout');
+  assertNamedProblem(res, 'database_timeout');
+  assert.ok(unchanged);
+  assert.ok(rt.logs.some((l) => l.msg === 'database fault' && l.fault === 'database_timeout'));
 });
 
 test('a database out of disk space answers 503 database_out_of_resources (not an unexplained 500) and writes nothing', async () => {
   // What a full disk answers a write that must extend a table (SQLSTATE 53100).
-  await server.pglite.exec(`
-    CREATE FUNCTION disk_is_full() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'could not extend file "base/5/16400": No space left on device' USING ERRCODE = '53100'; END $$;
-    CREATE TRIGGER roles_disk_full BEFORE INSERT ON roles FOR EACH ROW EXECUTE FUNCTION disk_is_full();`);
-  try {
-    const before = (await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
-    const res = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: rt.auth(), payload: { title: 'Data engineer', description: 'Spark.' } });
-    assertNamedProblem(res, 'database_out_of_resources');
-    assert.equal(res.json().detail, 'The database ran out of disk space or memory for the work; nothing of it was kept; retry later.');
-    assert.doesNotMatch(res.body, /No space left|base\/5/);
-    assert.equal((await server.pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n, before);
-  } finally {
-    await server.pglite.exec('DROP TRIGGER roles_disk_full ON roles; DROP FUNCTION disk_is_full()');
-  }
+  const { res, unchanged } = await postRoleWhileRaising('53100', 'could not extend file "base/5/16400": No space left on device');
+  assertNamedProblem(res, 'database_out_of_resources');
+  assert.equal(res.json().detail, 'The database ran out of disk space or memory for the work; nothing of it was kept; retry later.');
+  assert.doesNotMatch(res.body, /No space left|base\/5/);
+  assert.ok(unchanged);
 });
 
 test('no pooled connection free within DB_CONNECTION_TIMEOUT_MS answers 503 database_busy', async () => {
