@@ -65,7 +65,9 @@ function looksLikeName(value: string): boolean {
   if (/[\d@[\]/:|]/.test(value)) return false;
   const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
   if (words.length < 2 || words.length > 4 || isPlaceName(value)) return false;
-  if (words.some((w) => TITLE_WORD.test(w))) return false;
+  // The title comes first in such a line; a surname that ends as a title does comes last ("Mark Leiter", "Katrin
+  // Schleiter" are people).
+  if (TITLE_WORD.test(words[0]!)) return false;
   // A skill is no name ("Golang Ninja"), unless it is a first name too ("Ruby").
   const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
   // A nickname in quotes or brackets between the parts is part of the name ('Robert "Robbie" Chen').

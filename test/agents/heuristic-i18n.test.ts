@@ -33,6 +33,11 @@ test('date ranges in numeric and non-English forms are read as years of work', (
   for (const text of ['Since 2019 Java Developer at Acme', 'seit 03/2019 Java-Entwickler', 'Java-Entwickler, Acme GmbH (seit 2019)', 'depuis 2019 Développeur Java']) {
     assert.deepEqual(yearsIn(text), { years: 6, from: 'dates' }, text);
   }
+  // A month's name joined to its year, as English resumes write it too.
+  assert.deepEqual(yearsIn('Java Developer\nJun-2016 to Present'), { years: 9, from: 'dates' });
+  for (const text of ['Oct-2010 till date Java Developer', 'Mar-2015 - 2018 Java Developer', 'Aug/2014 - Dec 2017 Java Developer', 'Sept.2012 – 2015 Java Developer']) {
+    assert.equal(yearsIn(text)?.from, 'dates', text);
+  }
 });
 
 test('ids, references and "since" in prose are no date ranges', () => {
@@ -106,6 +111,9 @@ test('years asked for in German, Spanish, French, Portuguese and Italian', () =>
   for (const [text, wanted] of cases) assert.deepEqual(yearsAsked(text), wanted, text);
   // A contract's length is no experience asked for, in any of them.
   for (const text of ['Befristeter Vertrag für 2 Jahre', 'Contrato de 2 años', 'Contrat de 2 ans', 'Contratto di 2 anni']) assert.equal(yearsAsked(text), null, text);
+  // "alt" is old in German only after its years: "alt text" in an English role is no age.
+  assert.deepEqual(yearsAsked('5+ years of experience in web accessibility (ARIA, alt text)'), { min: 5, max: null });
+  assert.equal(yearsAsked('Kandidaten unter 35 Jahre alt'), null);
   // In context wins over a larger number out of it.
   assert.deepEqual(yearsAsked('Unternehmen seit 10 Jahren am Markt.\n3 Jahre Berufserfahrung.'), { min: 3, max: null });
 });

@@ -528,8 +528,10 @@ test("a first line that is a job title in another language is no name: its words
     'Engenheiro Software\nLisboa',
   ];
   for (const text of kept) assert.equal(scrub(text), text);
-  // A person's name above such a title is still one.
+  // A person's name above such a title is still one, and so is a surname that ends as a title does.
   assert.equal(scrub('Hans Müller\nSoftwareentwickler München'), '[NAME]\nSoftwareentwickler München');
+  assert.equal(scrub('Mark Leiter\nSenior Java Developer at Acme\nMark Leiter led the payments team.'), '[NAME]\nSenior Java Developer at Acme\n[NAME] led the payments team.');
+  assert.equal(scrub('Katrin Schleiter\nData engineer'), '[NAME]\nData engineer');
 });
 
 test("a person's name after other languages' labels, and a spouse's, is scrubbed", () => {

@@ -56,12 +56,13 @@ const STATED_YEARS_RE =
 const HEADING_RE =
   /^(?:[A-Za-z][A-Za-z &/]{2,38}:|(?:education|academics?|qualifications?|certifications?|courses?|training|(?:work |professional )?experience|employment(?: history)?|work history|skills|technical skills|projects|summary|profile|objective|achievements|kpis|awards|languages|interests|references)\s*:?)$/i;
 const EDUCATION_HEADING_RE = /\b(?:education|academic|qualifications?|certifications?|courses?|training)\b/i;
-// "2019 - 2021", "Jan 2019 - Mar 2021", "01/2019 – 12/2021", "2019-01 – 2021-12", "03.2019 – heute", "2017 - actualidad".
+// "2019 - 2021", "Jan 2019 - Mar 2021", "01/2019 – 12/2021", "2019-01 – 2021-12", "03.2019 – heute", "2017 - actualidad",
+// "Jun-2016 to Present", "Sept.2012 – 2015".
 // Not after a digit, dot, slash or hyphen and not before a letter or digit: "0301/2012-2018" and "2012-20189" are ids.
 const RANGE_SEPARATOR = '(?:-|–|—|to|until|till|bis|hasta|a|al|à|até)';
 const NOW_WORDS = "present|current|now|today|date|heute|aktuell|jetzt|actualidad|presente|hoy|actual|atual|aujourd['’]hui|présent|oggi|attuale";
 const RANGE_RE = new RegExp(
-  `(?<![\\d./-])(?:\\d{1,2}[./])?((?:19|20)\\d{2})(?:[./-]\\d{1,2}(?!\\d))?\\s*${RANGE_SEPARATOR}\\s*(?:\\p{L}{3,9}\\.?\\s+|\\d{1,2}[./])?` +
+  `(?<![\\d./-])(?:\\d{1,2}[./]|\\p{L}{3,9}[-/.])?((?:19|20)\\d{2})(?:[./-]\\d{1,2}(?!\\d))?\\s*${RANGE_SEPARATOR}\\s*(?:\\p{L}{3,9}\\.?\\s+|\\d{1,2}[./])?` +
     `((?:19|20)\\d{2}|${NOW_WORDS})(?![\\p{L}\\d])`,
   'giu',
 );

@@ -46,7 +46,7 @@ const YEARS_RE =
 // French, Portuguese and Italian a contract, its length, a probation, an age.
 const NOT_EXPERIENCE_RE = /\b(?:bond|contract|duration|stipend|salary|probation|notice|warranty|ago|published|posted|old|age)\b/i;
 const NOT_EXPERIENCE_ELSEWHERE_RE =
-  /(?<![\p{L}\d])(?:vertrag\p{L}*|befristet\p{L}*|probezeit|alt|contrat|contrato|contratto|durée|duración|duração|durata|âge|edad|idade|età)(?![\p{L}\d])/iu;
+  /(?<![\p{L}\d])(?:vertrag\p{L}*|befristet\p{L}*|probezeit|jahre?\s+alt|contrat|contrato|contratto|durée|duración|duração|durata|âge|edad|idade|età)(?![\p{L}\d])/iu;
 const EXPERIENCE_RE = /\b(?:experience|exp|expertise|background|track record|hands[- ]on)\b/i;
 // "Berufserfahrung", "Erfahrung", "experiencia", "expérience", "experiência", "esperienza".
 const EXPERIENCE_ELSEWHERE_RE = /(?<![\p{L}\d])(?:\p{L}*erfahrung|experiencia|expérience|experiência|esperienza)(?![\p{L}\d])/iu;
