@@ -26,7 +26,11 @@ const ERROR_RESPONSE = 'E'.charCodeAt(0);
 // ending the one before it; a text value of a data row holds no zero byte, so only an ErrorResponse's field can match.
 const PANIC_FIELD = Buffer.from('\0VPANIC\0', 'latin1');
 
-/** The message of an ErrorResponse whose severity is PANIC among these backend messages, or null. */
+/**
+ * The message of an ErrorResponse whose severity is PANIC among these backend messages, or null. PGlite hands the
+ * answer over in chunks of 8 KB that may start inside a message: a chunk whose messages cannot be walked from its
+ * start still tells a PANIC by its field.
+ */
 export function panicIn(data: Uint8Array): string | null {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const at = bytes.indexOf(PANIC_FIELD);
@@ -47,7 +51,7 @@ export function panicIn(data: Uint8Array): string | null {
     }
     i = end;
   }
-  return null;
+  return 'severity PANIC';
 }
 
 export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }, onFailure?: (err: unknown) => void): PGlite {
@@ -67,12 +71,17 @@ export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }, onFa
           // A PANIC comes as an answer, not a throw (a log write that found the disk full: "could not write to log
           // file"), and leaves PGlite inside the transaction it broke, with no ReadyForQuery: the queue serves that
           // connection alone, whose ROLLBACK never returns, and every other statement waits for good.
+          // The last bytes of each chunk go before the next: a field cut between two chunks is still found.
+          let tail: Uint8Array = new Uint8Array(0);
           const watched = opts && onFailure
             ? {
                 ...opts,
                 onRawData: (data: Uint8Array) => {
                   opts.onRawData(data);
-                  const panic = panicIn(data);
+                  const across = tail.length > 0 && Buffer.concat([tail, data.subarray(0, PANIC_FIELD.length - 1)]).includes(PANIC_FIELD);
+                  // A copy: PGlite may reuse the chunk's memory for the next.
+                  tail = data.slice(Math.max(0, data.length - (PANIC_FIELD.length - 1)));
+                  const panic = panicIn(data) ?? (across ? 'severity PANIC' : null);
                   if (panic !== null) onFailure(new Error(`PANIC: ${panic}`));
                 },
               }

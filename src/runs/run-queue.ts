@@ -99,7 +99,8 @@ export function createRunQueue(
    * Ends the runs whose deadline passed while no worker held them (a worker died, or handed them back to wait out a
    * provider's pause), as a claim would end them at once: succeeded, reason budget, keeping what was scored. Without
    * it, a run of an engine no live process drives (a model configuration removed) stayed running, its deadline long
-   * past, until someone cancelled it. A run still leased is its worker's to end; one never started has no deadline yet.
+   * past, until someone cancelled it. A run still leased is its worker's to end; one never started has no deadline yet;
+   * a heuristic run is left to a claim, which finishes it (the deadline bounds model calls, which it does not make).
    */
   async function endOverdue(): Promise<string[]> {
     if (opts.deadlineMs === undefined) return [];
@@ -109,7 +110,7 @@ export function createRunQueue(
         `UPDATE matching_runs SET status = 'succeeded', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
            lease_expires_at = NULL, stop = jsonb_build_object('reason', 'budget', 'iteration', (progress->>'iteration')::int, 'reasoning', $2::text)
          WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
-                        AND cancel_requested_at IS NULL AND started_at < now() - $1 * interval '1 millisecond'
+                        AND cancel_requested_at IS NULL AND started_at < now() - $1 * interval '1 millisecond' AND engine = 'llm'
                       FOR UPDATE SKIP LOCKED)
          RETURNING id, stop`,
         [opts.deadlineMs, reasoning],

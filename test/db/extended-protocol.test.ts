@@ -57,4 +57,25 @@ test('an ErrorResponse of severity PANIC in the answer (a log write on a full di
   row.writeInt32BE(7, 2);
   row.write('VPANIC!', 6, 'latin1');
   assert.deepEqual(await answer(message('D', row)), [], 'a row whose text says PANIC');
+
+  // PGlite hands an answer over in chunks of 8 KB, which may start inside a message or cut the field in two.
+  const big = Buffer.alloc(2 + 4 + 9000, 'x');
+  big.writeInt16BE(1, 0);
+  big.writeInt32BE(9000, 2);
+  const stream = Buffer.concat([message('D', big), panic]);
+  const inChunks = async (cuts: number[]) => {
+    const failures: Error[] = [];
+    const fake = {
+      isInTransaction: () => true,
+      execProtocolRawStream: async (_m: Uint8Array, opts: { onRawData: (d: Uint8Array) => void }) => {
+        let from = 0;
+        for (const cut of [...cuts, stream.length]) opts.onRawData(new Uint8Array(stream.subarray(from, (from = cut))));
+      },
+    } as unknown as PGlite;
+    await extendedProtocolAware(fake, { ms: 0 }, (err) => failures.push(err as Error)).execProtocolRawStream(query, { onRawData: () => {} });
+    return failures.length;
+  };
+  assert.equal(await inChunks([8192]), 1, 'a chunk that starts inside a row');
+  const field = stream.indexOf(Buffer.from('\0VPANIC\0', 'latin1'));
+  assert.equal(await inChunks([8192, field + 4]), 1, 'the field cut between two chunks');
 });

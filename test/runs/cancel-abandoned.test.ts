@@ -207,7 +207,14 @@ test('a run left unheld past its deadline ends as the deadline ends it (budget),
     assert.deepEqual(trail.rows.map((r) => r.data.status), ['succeeded']);
     assert.equal(await status(young), 'running', 'within its deadline: left for a worker that drives it');
     assert.equal(await status(leased), 'running', 'still leased: its worker ends it');
+    // A heuristic run makes no model call, which is what the deadline bounds: a claim resumes and finishes it.
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+    const heuristic = res.json().id as string;
+    const dead = createRunQueue(rt.db, { workerId: 'dead-worker', leaseMs: 60_000, maxAttempts: 3, deadlineMs: 60_000, engines: ['heuristic'] });
+    assert.equal((await dead.claim())?.id, heuristic);
+    await rt.db.query(`UPDATE matching_runs SET started_at = now() - interval '1 hour', lease_expires_at = now() - interval '1 second' WHERE id = $1`, [heuristic]);
+    assert.deepEqual(await dead.endOverdue(), [], 'the sweep leaves a heuristic run to a claim');
   } finally {
-    await rt.db.query("UPDATE matching_runs SET status = 'cancelled', finished_at = now(), lease_owner = NULL WHERE id = ANY($1::uuid[])", [[young, leased]]);
+    await rt.db.query("UPDATE matching_runs SET status = 'cancelled', finished_at = now(), lease_owner = NULL WHERE status IN ('queued', 'running')");
   }
 });
