@@ -27,21 +27,20 @@ function boundHeapGrowth(): void {
 }
 
 /**
- * The line that shows a key this start generated, held until the process listens, or fails to: then it comes just
- * before the failure's words, not scrolled away above the boot's log, and the failure says the key stays valid.
+ * Whether this start generated the first key. It is printed at once (held back, it would be lost to a signal or a
+ * crash before the process listens, and the next start makes none); a boot that then fails says the key stays valid.
  */
-let firstKey: string | null = null;
-function showFirstKey(): boolean {
-  if (firstKey === null) return false;
-  process.stdout.write(`${firstKey}\n`);
-  firstKey = null;
-  return true;
-}
+let keyCreated = false;
 
 async function main(): Promise<void> {
   boundHeapGrowth();
   const config = loadConfig();
-  const runtime = await startRuntime(config, { print: (line) => (firstKey = line) });
+  const runtime = await startRuntime(config, {
+    print: (line) => {
+      keyCreated = true;
+      process.stdout.write(`${line}\n`);
+    },
+  });
   const { app, logger } = runtime;
   // Every role listens: a worker serves /healthz, /readyz and /metrics. With PORT=0 the system picks the port, and
   // the line below says which (`address`).
@@ -54,7 +53,6 @@ async function main(): Promise<void> {
     }
     throw err;
   });
-  showFirstKey();
   logger.info(
     { role: config.PROCESS_ROLE, engine: config.engine, database: runtime.db.kind, embeddings: config.EMBEDDINGS, address },
     'talent-matcher started',
@@ -68,7 +66,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  const keyKept = showFirstKey() ? ' (the API key this start created, printed above, stays valid)' : '';
+  const keyKept = keyCreated ? ' (the API key this start created, printed above, stays valid)' : '';
   // Boot failures that a person can fix get their message alone, not a stack trace.
   if (
     err instanceof ConfigError ||
