@@ -109,11 +109,11 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
        ${fromEmbeddings})`);
       // With its ties: candidates as near as the last one kept (the same text) are all kept, not those whose random
       // ids happen to sort first (nor those the table's physical order gives first).
-      vs.forEach((_, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, id, d${qi} AS value FROM v ORDER BY d${qi} FETCH FIRST ($3) ROWS WITH TIES)`));
+      vs.forEach((_, qi) => lists.push(capped(`SELECT ${qi} AS qi, 'v' AS kind, id, d${qi} AS value FROM v ORDER BY d${qi} FETCH FIRST ($3) ROWS WITH TIES`)));
     } else {
       // ORDER BY the indexed expression itself, per query: the form the planner can answer from the HNSW index.
-      vs.forEach((v, qi) => lists.push(`(SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, ${distance(v)} AS value
-       ${fromEmbeddings} ORDER BY ${distance(v)} FETCH FIRST ($3) ROWS WITH TIES)`));
+      vs.forEach((v, qi) => lists.push(capped(`SELECT ${qi} AS qi, 'v' AS kind, e.candidate_id AS id, ${distance(v)} AS value
+       ${fromEmbeddings} ORDER BY ${distance(v)} FETCH FIRST ($3) ROWS WITH TIES`)));
     }
     // Full-text lists are exact at any size: one pass over the rows matching any query ranks each by the queries it
     // matches, so a row is read (and its resume's words tested) once, not once per query.
@@ -124,12 +124,20 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
        WHERE c.org_id = $1 AND c.search_tsv @@ (${texts.map(({ qi }) => `q${qi}`).join(' || ')}) AND NOT (c.id = ANY($2::uuid[])) ${filters})`);
       // ts_rank_cd is a float4: many rows tie (a hundred of them at one value is common), and which of them made the
       // list was decided by their random ids. Ties are kept whole, as in the vector lists.
-      texts.forEach(({ qi }) => lists.push(`(SELECT ${qi}, 't', id, r${qi} FROM t WHERE r${qi} IS NOT NULL ORDER BY r${qi} DESC FETCH FIRST ($3) ROWS WITH TIES)`));
+      texts.forEach(({ qi }) => lists.push(capped(`SELECT ${qi}, 't', id, r${qi} FROM t WHERE r${qi} IS NOT NULL ORDER BY r${qi} DESC FETCH FIRST ($3) ROWS WITH TIES`)));
     }
     return { text: `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}${lists.join('\nUNION ALL\n')}`, values };
   }
 
   type ListRow = { qi: number; kind: 'v' | 't'; id: string; value: number };
+
+  /**
+   * A list with its ties, but no more than four times the fetch: a pool of thousands with one text (title-only imports)
+   * ties them all, and the list would be the whole pool.
+   */
+  function capped(list: string): string {
+    return `(SELECT * FROM (${list}) l LIMIT 4 * $3)`;
+  }
 
   return {
     /**

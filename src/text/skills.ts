@@ -220,6 +220,7 @@ const LIST_AFTER = new Set(['and', 'or', 'programming', 'language', 'developer',
 const NOT_LANGUAGE_BEFORE = new Set(['grade', 'type', 'vitamin', 'class', 'section', 'plan', 'part', 'level', 'series', 'category', 'usb', 'tier', 'option', 'model', 'let', 'copyright']);
 // "C-level executives", "the C-suite", "C class".
 const NOT_LANGUAGE_AFTER = new Set(['level', 'levels', 'suite', 'class', 'section']);
+const NOT_GO_CAPITALS_BEFORE = new Set(['to', 'the', 'on', 'a', 'and', 'lets', "let's", 'will', 'can', 'must', 'ready', 'we', 'i', 'you']);
 const NOT_GO_AFTER = new Set(['to', 'live', 'ahead', 'through', 'beyond', 'back', 'out', 'further', 'for', 'get', 'on', 'up', 'above']);
 
 /** "Go", "R" and "C" are skills only as languages: in a list, or next to a word that says so. */
@@ -233,6 +234,8 @@ function languageContext(text: string, tokens: Token[], i: number, form: string)
   const before = /(\S?)[ \t]*$/.exec(text.slice(Math.max(0, tok.start - 8), tok.start))?.[1] ?? '';
   const after = /^[ \t]*(\S?)/.exec(text.slice(tok.end, tok.end + 8))?.[1] ?? '';
   if (NOT_LANGUAGE_BEFORE.has(prevWord) || NOT_LANGUAGE_AFTER.has(nextWord) || (form === 'Go' && NOT_GO_AFTER.has(nextWord))) return false;
+  // In capitals the verb reads as the language: "READY TO GO, ANYWHERE", "ON THE GO".
+  if (form === 'Go' && tok.text === 'GO' && NOT_GO_CAPITALS_BEFORE.has(prevWord)) return false;
   // "Intel(R)", "Office(R)": a registered mark, the bracket against the word.
   if (/[\p{L}\p{N}]\($/u.test(text.slice(Math.max(0, tok.start - 2), tok.start)) && text[tok.end] === ')') return false;
   if (form === 'C' && /^[+#]/.test(text.slice(tok.end))) return false;

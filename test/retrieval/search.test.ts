@@ -249,3 +249,25 @@ test('a search right after an upload finds the new candidates by their words, as
   const now = await createTermRarity(db).tsqueries(org, query);
   assert.deepEqual(new Set(after[0]!.split(' | ').slice(0, 2)), new Set(now[0]!.split(' | ').slice(0, 2)));
 });
+
+test('a list keeps its ties, but not a whole pool of one text: at most four times what it fetches', async () => {
+  const org = await createApiKeyStore(db).ensureOrganisation('one-text-pool');
+  const service = createCandidateService({ db, store: createCandidateStore(db), embedder: createLocalEmbedder() });
+  // Title-only imports: 260 candidates with the same text tie in every list.
+  const pool = Array.from({ length: 260 }, (_, i) => candidate(`same${i}`, { resume: 'Java developer', skills: [] }));
+  for (let i = 0; i < pool.length; i += 130) await service.upsert(org, pool.slice(i, i + 130));
+  const rows: number[] = [];
+  const spy: Database = {
+    ...db,
+    query: async <R>(text: string, values?: unknown[]) => {
+      const r = await db.query<R>(text, values);
+      if (/WITH TIES/.test(text)) rows.push(r.rows.length);
+      return r;
+    },
+  };
+  const hits = await createSearch({ db: spy, embedder: createLocalEmbedder() }).search({ orgId: org, queries: ['Java developer'], filters: {}, excludeIds: [], limit: 10 });
+  assert.equal(hits.length, 10);
+  // One vector list and one text list, each fetching 50: their ties kept up to 200 rows each, not all 260.
+  assert.deepEqual(rows, [400]);
+  assert.ok(hits.every((h) => h.vectorRank === 1 && h.textRank === 1), 'tied rows share the first rank');
+});

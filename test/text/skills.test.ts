@@ -131,6 +131,8 @@ test('Cyrillic Es in C++ and C#, and an all-caps GO in a list, are the skills', 
   assert.deepEqual(extractSkills('Опыт работы с \u0421++ и \u0421#'), ['C++', 'C#']);
   assert.deepEqual(tokenize('\u0421++ \u0441#'), ['c++', 'c#']);
   assert.deepEqual(extractSkills('PROGRAMMING LANGUAGES: GO, PYTHON, R'), ['Go', 'Python', 'R']);
+  // The verb in capitals is no language.
+  for (const text of ['READY TO GO, ANYWHERE', 'SALES ON THE GO, EVERY DAY', "LET'S GO, TEAM"]) assert.deepEqual(extractSkills(text), [], text);
   assert.ok(!extractSkills("LET'S GO TO MARKET").includes('Go'));
   // The Cyrillic preposition "с" ("with") stays a word.
   assert.deepEqual(extractSkills('работа с Python'), ['Python']);
