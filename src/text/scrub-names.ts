@@ -1,5 +1,6 @@
 // Names in text: those the caller knows (the candidate's, in any spelling), and those the text shows as a name (a
 // resume's header or "Name:" line, a role's contact). Part of the scrubber (scrubber.ts), which calls these last.
+import { isForeignJobTitle } from './foreign-job-titles.js';
 import { isGivenName } from './nicknames.js';
 import { PII_PLACEHOLDERS, type PiiPlaceholder } from './pii-placeholders.js';
 import { isPlaceName } from './place-names.js';
@@ -55,19 +56,13 @@ export const isWordName = (part: string): boolean => COMMON_WORD_NAMES.has(part)
 export const isSkillSurname = (words: string[], i: number): boolean =>
   i > 0 && i === words.length - 1 && isGivenName(words[0]!) && isSkillForm(words[i]!.toLowerCase().replace(/[.'’]/g, ''));
 
-// Job titles as other languages write them ("Softwareentwickler München", "Développeur Java", "Werkstudent
-// Softwareentwicklung"): a header line of capitalised words that is a title, not a person, whose words would
-// otherwise be removed wherever the resume writes them (its place, its employer's city).
-const TITLE_WORD =
-  /^(?:\p{L}{0,20}(?:entwickler|ingenieur|berater|leiter|architekt|informatiker|techniker|spezialist|referent|sachbearbeiter)(?:in)?|werkstudent(?:in)?|praktikant(?:in)?|softwareentwicklung|d[ée]veloppeu(?:r|se)|ing[ée]nieure?|programmeu(?:r|se)|administrat(?:eur|rice)|responsable|desarrollador(?:a)?|ingenier[oa]|programador(?:a)?|desenvolvedor(?:a)?|engenheir[oa]|analista|consultor(?:a)?|sviluppat(?:ore|rice)|gerente|jef[ea]|dire(?:c)?tor(?:a)?|t[ée]cnic[oa]|especialista)$/iu;
-
 function looksLikeName(value: string): boolean {
   if (/[\d@[\]/:|]/.test(value)) return false;
   const words = value.trim().split(/[ \t]+/).filter((w) => !PARTICLES.has(w));
   if (words.length < 2 || words.length > 4 || isPlaceName(value)) return false;
   // The title comes first in such a line; a surname that ends as a title does comes last ("Mark Leiter", "Katrin
   // Schleiter" are people).
-  if (TITLE_WORD.test(words[0]!)) return false;
+  if (isForeignJobTitle(words[0]!)) return false;
   // A skill is no name ("Golang Ninja"), unless it is a first name too ("Ruby").
   const word = (w: string) => w.toLowerCase().replace(/[.'’]/g, '');
   // A nickname in quotes or brackets between the parts is part of the name ('Robert "Robbie" Chen').
