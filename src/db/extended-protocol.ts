@@ -7,20 +7,6 @@ import type { PGlite } from '@electric-sql/pglite';
 const SEQUENCE_END = new Set(['S'.charCodeAt(0), 'Q'.charCodeAt(0), 'X'.charCodeAt(0)]);
 const SEQUENCE_PART = new Set(['P', 'B', 'D', 'E', 'C', 'H', 'F'].map((c) => c.charCodeAt(0)));
 
-/**
- * pglite-socket interleaves messages of different connections one by one, unless PGlite is inside
- * a transaction. The extended protocol (Parse, Bind, Execute ... Sync) is a sequence too: another
- * connection's Parse between our Parse and Bind replaces the unnamed statement ("bind message
- * supplies 5 parameters, but prepared statement requires 1"). So an open sequence is reported as
- * an open transaction, which makes the socket server serve that connection alone until its Sync.
- * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
- * The socket server runs every message inside runExclusive: the time spent there is added to busy.ms.
- *
- * PGlite answers a statement's errors in the protocol stream; a message that throws instead (a WebAssembly abort,
- * memory that could not grow) leaves PGlite unusable, and the socket server's queue stops there for good: it rejects
- * that message and never clears its busy flag, so every later statement waits forever. onFailure hears of it, so
- * that the database's owner can end it (embedded-thread.ts) instead of hanging.
- */
 const ERROR_RESPONSE = 'E'.charCodeAt(0);
 // An ErrorResponse's non-localised severity field: "V", "PANIC", its terminating zero. A field starts after the zero
 // ending the one before it; a text value of a data row holds no zero byte, so only an ErrorResponse's field can match.
@@ -54,6 +40,20 @@ export function panicIn(data: Uint8Array): string | null {
   return 'severity PANIC';
 }
 
+/**
+ * pglite-socket interleaves messages of different connections one by one, unless PGlite is inside
+ * a transaction. The extended protocol (Parse, Bind, Execute ... Sync) is a sequence too: another
+ * connection's Parse between our Parse and Bind replaces the unnamed statement ("bind message
+ * supplies 5 parameters, but prepared statement requires 1"). So an open sequence is reported as
+ * an open transaction, which makes the socket server serve that connection alone until its Sync.
+ * A connection that dies mid-sequence is cleaned up by the server's ROLLBACK, which also ends it.
+ * The socket server runs every message inside runExclusive: the time spent there is added to busy.ms.
+ *
+ * PGlite answers a statement's errors in the protocol stream; a message that throws instead (a WebAssembly abort,
+ * memory that could not grow) leaves PGlite unusable, and the socket server's queue stops there for good: it rejects
+ * that message and never clears its busy flag, so every later statement waits forever. onFailure hears of it, so
+ * that the database's owner can end it (embedded-thread.ts) instead of hanging.
+ */
 export function extendedProtocolAware(pglite: PGlite, busy: { ms: number }, onFailure?: (err: unknown) => void): PGlite {
   let sequenceOpen = false;
   return new Proxy(pglite, {

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { ENGINES, type Engine, type RoleSpec } from '../matching/domain.js';
 import { roleSpecJson } from '../roles/role-store.js';
-import type { RunParams, Stop } from './run-schemas.js';
+import type { RunParams, RunStatus, Stop } from './run-schemas.js';
 import { appendEvent, appendFinishedTrail, endEvent } from './run-store.js';
 import { createRunWrites } from './run-writes.js';
 
@@ -45,28 +45,38 @@ export function createRunQueue(
   const { workerId, leaseMs, maxAttempts } = opts;
   const engines = [...(opts.engines ?? ENGINES)];
 
-  /** Ends runs that were claimed maxAttempts times and whose lease ran out again: they keep failing. */
-  async function failExhausted(): Promise<string[]> {
+  /**
+   * A sweep: ends, in one transaction, the runs the statement (an UPDATE ... RETURNING id, stop, and error if it sets
+   * one) picked out, each with its last event and its trail's run.finished row, as a worker's finish writes them.
+   */
+  async function sweep(status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, statement: string, values: unknown[]): Promise<string[]> {
     return db.withTransaction(async (tx) => {
-      const r = await tx.query<{ id: string; stop: Stop; error: { title: string } }>(
-        `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
-           stop = jsonb_build_object('reason', 'error', 'iteration', (progress->>'iteration')::int,
-                                     'reasoning', 'The run failed on every attempt.'),
-           error = jsonb_build_object('title', 'Attempts exhausted',
-                                      'detail', format('The run was claimed %s times and never finished; the last worker stopped without finishing it.', attempts))
-         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND attempts >= $1
-                        AND cancel_requested_at IS NULL
-                      FOR UPDATE SKIP LOCKED)
-         RETURNING id, stop, error`,
-        [maxAttempts],
-      );
+      const r = await tx.query<{ id: string; stop: Stop; error?: { title: string; detail: string } | null }>(statement, values);
       for (const row of r.rows) {
-        const end = endEvent('failed', row.stop, row.error);
+        const error = row.error ?? null;
+        const end = endEvent(status, row.stop, error);
         await appendEvent(tx, row.id, end.type, end.data);
-        await appendFinishedTrail(tx, row.id, { status: 'failed', stop: row.stop, error: row.error });
+        await appendFinishedTrail(tx, row.id, { status, stop: row.stop, error });
       }
       return r.rows.map((row) => row.id);
     });
+  }
+
+  /** Ends runs that were claimed maxAttempts times and whose lease ran out again: they keep failing. */
+  async function failExhausted(): Promise<string[]> {
+    return sweep(
+      'failed',
+      `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
+         stop = jsonb_build_object('reason', 'error', 'iteration', (progress->>'iteration')::int,
+                                   'reasoning', 'The run failed on every attempt.'),
+         error = jsonb_build_object('title', 'Attempts exhausted',
+                                    'detail', format('The run was claimed %s times and never finished; the last worker stopped without finishing it.', attempts))
+       WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND attempts >= $1
+                      AND cancel_requested_at IS NULL
+                    FOR UPDATE SKIP LOCKED)
+       RETURNING id, stop, error`,
+      [maxAttempts],
+    );
   }
 
   /**
@@ -75,24 +85,16 @@ export function createRunQueue(
    * claim leaves them to this sweep), whatever attempts they have left.
    */
   async function cancelAbandoned(): Promise<string[]> {
-    return db.withTransaction(async (tx) => {
-      const reasoning = 'Cancelled on request; the shortlist keeps what was scored.';
-      const r = await tx.query<{ id: string; stop: Stop }>(
-        `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
-           lease_expires_at = NULL, stop = jsonb_build_object('reason', 'cancelled', 'iteration', (progress->>'iteration')::int, 'reasoning', $1::text)
-         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
-                        AND cancel_requested_at IS NOT NULL
-                      FOR UPDATE SKIP LOCKED)
-         RETURNING id, stop`,
-        [reasoning],
-      );
-      for (const row of r.rows) {
-        const end = endEvent('cancelled', row.stop, null);
-        await appendEvent(tx, row.id, end.type, end.data);
-        await appendFinishedTrail(tx, row.id, { status: 'cancelled', stop: row.stop, error: null });
-      }
-      return r.rows.map((row) => row.id);
-    });
+    return sweep(
+      'cancelled',
+      `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
+         lease_expires_at = NULL, stop = jsonb_build_object('reason', 'cancelled', 'iteration', (progress->>'iteration')::int, 'reasoning', $1::text)
+       WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
+                      AND cancel_requested_at IS NOT NULL
+                    FOR UPDATE SKIP LOCKED)
+       RETURNING id, stop`,
+      ['Cancelled on request; the shortlist keeps what was scored.'],
+    );
   }
 
   /**
@@ -104,24 +106,19 @@ export function createRunQueue(
    */
   async function endOverdue(): Promise<string[]> {
     if (opts.deadlineMs === undefined) return [];
-    return db.withTransaction(async (tx) => {
-      const reasoning = `Budget reached: the run's deadline (${opts.deadlineMs} ms from its start) passed while no worker held it; the shortlist keeps what was scored.`;
-      const r = await tx.query<{ id: string; stop: Stop }>(
-        `UPDATE matching_runs SET status = 'succeeded', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
-           lease_expires_at = NULL, stop = jsonb_build_object('reason', 'budget', 'iteration', (progress->>'iteration')::int, 'reasoning', $2::text)
-         WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
-                        AND cancel_requested_at IS NULL AND started_at < now() - $1 * interval '1 millisecond' AND engine = 'llm'
-                      FOR UPDATE SKIP LOCKED)
-         RETURNING id, stop`,
-        [opts.deadlineMs, reasoning],
-      );
-      for (const row of r.rows) {
-        const end = endEvent('succeeded', row.stop, null);
-        await appendEvent(tx, row.id, end.type, end.data);
-        await appendFinishedTrail(tx, row.id, { status: 'succeeded', stop: row.stop, error: null });
-      }
-      return r.rows.map((row) => row.id);
-    });
+    return sweep(
+      'succeeded',
+      `UPDATE matching_runs SET status = 'succeeded', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
+         lease_expires_at = NULL, stop = jsonb_build_object('reason', 'budget', 'iteration', (progress->>'iteration')::int, 'reasoning', $2::text)
+       WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
+                      AND cancel_requested_at IS NULL AND started_at < now() - $1 * interval '1 millisecond' AND engine = 'llm'
+                    FOR UPDATE SKIP LOCKED)
+       RETURNING id, stop`,
+      [
+        opts.deadlineMs,
+        `Budget reached: the run's deadline (${opts.deadlineMs} ms from its start) passed while no worker held it; the shortlist keeps what was scored.`,
+      ],
+    );
   }
 
   return {

@@ -114,19 +114,22 @@ const FORMS_BY_CANONICAL = new Map<string, string[]>(); // canonical -> its lowe
 interface Part { text: string; lower: string; offset: number; split: string }
 interface Token { text: string; lower: string; start: number; end: number; split: string }
 
-// A run of Han, kana or Hangul is a word of its own: Chinese and Japanese write "熟练掌握Python和Java" without
-// spaces, so "Python" is only found cut from the run. A run may hold several words: without a dictionary it is as
-// far as a cut can go.
+// A word, as this module and tokenize.ts read text: letters and digits with the marks of tech names (".NET", "C#",
+// "CI/CD", "Node.js"). A run of Han, kana or Hangul is a word of its own: Chinese and Japanese write "熟练掌握Python和Java"
+// without spaces, so "Python" is only found cut from the run. A run may hold several words: without a dictionary it is
+// as far as a cut can go.
 const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC';
 // The v flag's class subtraction (--) keeps the other words' classes as they were, without a look-ahead per character.
-const TOKEN_RE = new RegExp(`[${CJK}]+|[[\\p{L}\\p{N}.#+]--[${CJK}]][[\\p{L}\\p{N}.#+\\/\\-&_']--[${CJK}]]*`, 'gv');
+export const WORD_RE = new RegExp(`[${CJK}]+|[[\\p{L}\\p{N}.#+]--[${CJK}]][[\\p{L}\\p{N}.#+\\/\\-&_']--[${CJK}]]*`, 'gv');
 const PART_CACHE = new Map<string, Part[]>(); // raw word -> its parts; prose repeats words, so this is most of the speed
 
-// "С++" and "С#" typed with a Cyrillic Es (U+0421, on the same key of a Russian keyboard): the Latin C, same length.
+// "С++" and "С#" typed with a Cyrillic Es (U+0421, on the same key of a Russian keyboard): the Latin C, same length
+// and case.
 const CYRILLIC_C_RE = /^[\u0421\u0441](?=\+\+$|#$)/u;
+export const withLatinC = (word: string): string => word.replace(CYRILLIC_C_RE, (es) => (es === '\u0421' ? 'C' : 'c'));
 
 function wordParts(raw: string): Part[] {
-  let word = raw.replace(/'s$/i, '').replace(/[.'/\-&_]+$/, '').replace(CYRILLIC_C_RE, 'C');
+  let word = withLatinC(raw.replace(/'s$/i, '').replace(/[.'/\-&_]+$/, ''));
   let offset = 0;
   // A leading dot is punctuation ("...and"), unless it is the skill's own: ".NET", ".NET/C#" as well as "C#/.NET".
   if (word.startsWith('.') && !PROSE_WORDS.has(word.toLowerCase()) && !PROSE_WORDS.has(word.split(/[/\-&]/, 1)[0]!.toLowerCase())) {
@@ -146,7 +149,7 @@ function wordParts(raw: string): Part[] {
 
 function proseTokens(text: string): Token[] {
   const out: Token[] = [];
-  for (const m of text.matchAll(TOKEN_RE)) {
+  for (const m of text.matchAll(WORD_RE)) {
     let parts = PART_CACHE.get(m[0]);
     if (!parts) {
       if (PART_CACHE.size > 50_000) PART_CACHE.clear();

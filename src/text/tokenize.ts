@@ -2,7 +2,7 @@
 // One-word skill aliases become their canonical word, so "k8s" and "Kubernetes" are the same token.
 import { ownCopy } from './own-copy.js';
 import { PII_PLACEHOLDERS } from './pii-placeholders.js';
-import { isSkillForm, skillKey } from './skills.js';
+import { isSkillForm, skillKey, withLatinC, WORD_RE } from './skills.js';
 
 const STOPWORDS = new Set(
   ('a about above after again against all also am an and any are aren as at be because been before being below between both but by ' +
@@ -20,12 +20,6 @@ const KEEP_ER = new Set(
 );
 
 const PLACEHOLDER_RE = new RegExp(PII_PLACEHOLDERS.map((p) => p.replace(/[[\]]/g, '\\$&')).join('|'), 'g');
-// A run of Han, kana or Hangul is a word of its own (as in skills.ts): Chinese and Japanese write "熟练掌握Python和Java" without
-// spaces, so "Python" is only found cut from the run. A run may hold several words: without a dictionary it is as
-// far as a cut can go.
-const CJK = '\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}\\p{sc=Hangul}\\u30FC';
-// The v flag's class subtraction (--) keeps the other words' classes as they were, without a look-ahead per character.
-const TOKEN_RE = new RegExp(`[${CJK}]+|[[\\p{L}\\p{N}.#+]--[${CJK}]][[\\p{L}\\p{N}.#+\\/\\-&_']--[${CJK}]]*`, 'gv');
 const VOWEL = /[aeiouy]/;
 
 function undouble(w: string): string {
@@ -61,12 +55,9 @@ function push(out: string[], word: string): void {
 // Raw word -> its tokens. Prose repeats its words, so most lookups skip the regexes and the stemmer.
 const WORD_CACHE = new Map<string, readonly string[]>();
 
-// "с++" and "с#" with a Cyrillic Es (as in skills.ts): the Latin c.
-const CYRILLIC_C_RE = /^\u0441(?=\+\+$|#$)/u;
-
 function wordTokens(raw: string): readonly string[] {
   const out: string[] = [];
-  let word = raw.replace(/'s$/, '').replace(/[.'/\-&_]+$/, '').replace(CYRILLIC_C_RE, 'c');
+  let word = withLatinC(raw.replace(/'s$/, '').replace(/[.'/\-&_]+$/, ''));
   // A leading dot is punctuation ("...and"), unless it is the skill's own: ".NET", ".NET/C#" as well as "C#/.NET".
   if (word.startsWith('.') && !isSkillForm(word) && !isSkillForm(word.split(/[/\-&]/, 1)[0]!)) word = word.replace(/^\.+/, '');
   // "cross-platform", "html/css", "e.g": the parts are the words.
@@ -84,7 +75,7 @@ function wordTokens(raw: string): readonly string[] {
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   const lower = text.replace(PLACEHOLDER_RE, ' ').toLowerCase();
-  for (const m of lower.matchAll(TOKEN_RE)) {
+  for (const m of lower.matchAll(WORD_RE)) {
     let tokens = WORD_CACHE.get(m[0]);
     if (!tokens) {
       if (WORD_CACHE.size > 50_000) WORD_CACHE.clear();
