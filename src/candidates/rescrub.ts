@@ -60,7 +60,8 @@ export async function rescrubCandidates(
       after = FIRST;
       continue;
     }
-    claimedThisPass++;
+    // A batch whose rows other transactions held claims none: the pass goes on after them.
+    if (last.count > 0) claimedThisPass++;
     after = last.id;
     done += last.count;
   }
@@ -72,7 +73,8 @@ const MAX_RETRIES = 3;
 /**
  * How often a process looks for stale rows again after its start. A process of the previous release that is still
  * running during a rolling upgrade writes rows with its own (older) copies after every new process has started, and
- * such rows match no search filter until they are done. A pass that finds nothing is one scan of the candidates.
+ * such rows match no search filter until they are done. A pass that finds nothing reads two small index ranges
+ * (staleIdsQuery), not the candidates.
  */
 export const RESCRUB_INTERVAL_MS = 10 * 60_000;
 
@@ -137,17 +139,43 @@ export function currentCopiesFor(db: Database, orgId: string): Promise<void> {
   return pass;
 }
 
-/** One batch after `after` in id order, claimed, scrubbed and written in one transaction; null when none is left. */
+/**
+ * The statement reading the ids of the first `batch` stale rows after `after`, in id order, through migration 020's
+ * indexes: rows of each older scrub_version in id order, and the few whose copies were made from other content. A
+ * pass that finds nothing reads two small index ranges instead of the whole table.
+ */
+export function staleIdsQuery(batch: number, after: string, orgId?: string): { text: string; values: unknown[] } {
+  const org = orgId === undefined ? '' : 'AND org_id = $4';
+  return {
+    text: `SELECT id FROM (
+       (SELECT s.id FROM generate_series(0, $1::int - 1) AS v(version)
+          CROSS JOIN LATERAL (SELECT id FROM candidates WHERE scrub_version = v.version AND id > $3 ${org} ORDER BY id LIMIT $2) s)
+       UNION
+       (SELECT id FROM candidates WHERE scrubbed_from_hash IS DISTINCT FROM content_hash AND id > $3 ${org} ORDER BY id LIMIT $2)
+     ) stale ORDER BY id LIMIT $2`,
+    values: orgId === undefined ? [SCRUB_RULES_VERSION, batch, after] : [SCRUB_RULES_VERSION, batch, after, orgId],
+  };
+}
+
+/**
+ * The first stale rows after `after` (staleIdsQuery), those no other transaction holds claimed, scrubbed and written in
+ * one transaction. Returns the last id looked at and how many rows were written (none when others held them all);
+ * null when no stale row is left after `after`.
+ */
 async function claimBatch(db: Database, batch: number, after: string, orgId?: string): Promise<{ id: string; count: number } | null> {
   return db.withTransaction(async (tx) => {
+    const { text, values } = staleIdsQuery(batch, after, orgId);
+    const ids = (await tx.query<{ id: string }>(text, values)).rows.map((row) => row.id);
+    if (ids.length === 0) return null;
+    // Locked, a row is tested again as it is now: another process may have done it since it was read.
     const r = await tx.query<StoredRow>(
       `SELECT id, content_hash, scrub_version, scrubbed_from_hash, name, email, phone, headline, location, skills, resume,
               scrubbed_headline, scrubbed_skills, scrubbed_text
-       FROM candidates c WHERE ${staleSql(1)} AND c.id > $3 ${orgId === undefined ? '' : 'AND c.org_id = $4'}
-       ORDER BY c.id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
-      orgId === undefined ? [SCRUB_RULES_VERSION, batch, after] : [SCRUB_RULES_VERSION, batch, after, orgId],
+       FROM candidates c WHERE c.id = ANY($2::uuid[]) AND ${staleSql(1)}
+       ORDER BY c.id FOR NO KEY UPDATE SKIP LOCKED`,
+      [SCRUB_RULES_VERSION, ids],
     );
-    if (r.rows.length === 0) return null;
+    if (r.rows.length === 0) return { id: ids[ids.length - 1]!, count: 0 };
     const rows = r.rows.map((row) => {
       const f = scrubRow(row);
       // A row from before migration 010, or one a process of that release rewrote, was embedded with its raw skills.
@@ -181,6 +209,6 @@ async function claimBatch(db: Database, batch: number, after: string, orgId?: st
     const changed = rows.filter((row) => row.embedding_changed).map((row) => row.id);
     // No candidate's content hash is '': reembed's staleness test (hash differs) now picks these vectors up.
     if (changed.length) await tx.query(`UPDATE candidate_embeddings SET content_hash = '' WHERE candidate_id = ANY($1::uuid[])`, [changed]);
-    return { id: r.rows[r.rows.length - 1]!.id, count: rows.length };
+    return { id: ids[ids.length - 1]!, count: rows.length };
   });
 }

@@ -30,6 +30,7 @@ const PINNED: Record<string, string> = {
   '017_converge_edited_migrations': '187185235907bc1f9cb932ab03f369f857b95594b5b2afece6fa741ec8df51d0',
   '018_organisation_last_claim': 'b7f244656285ae2e1f43ef2386d127e878d5c38ef17a4e987b24c36d37225d6d',
   '019_run_list_by_status': '4314b52fd9023d56422cbfbbb8fa708d46203955fc869695d8f0da91760e8178',
+  '020_candidates_stale_scrub': '9bb7aeb33f3b448a8a67fbc29d3cf0ee5ddd3104ffb828b734c72bcf206377be',
 };
 
 test('no migration is edited once committed: each text is the one pinned', async () => {
@@ -51,7 +52,7 @@ test("a database migrated with 010's and 015's first texts starts, and ends with
     for (const file of readdirSync(superseded)) copyFileSync(path.join(superseded, file), path.join(old, file));
     await migrate(db, old);
     assert.equal((await db.query("SELECT 1 FROM pg_indexes WHERE indexname = 'run_trace_entry_id'")).rowCount, 1, 'the first 015 built the index');
-    assert.deepEqual(await migrate(db), ['016_finished_run_checkpoint', '017_converge_edited_migrations', '018_organisation_last_claim', '019_run_list_by_status']);
+    assert.deepEqual(await migrate(db), ['016_finished_run_checkpoint', '017_converge_edited_migrations', '018_organisation_last_claim', '019_run_list_by_status', '020_candidates_stale_scrub']);
     assert.equal((await db.query("SELECT 1 FROM pg_indexes WHERE indexname = 'run_trace_entry_id'")).rowCount, 0);
     assert.equal((await db.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'candidates' AND column_name = 'scrubbed_from_hash'")).rowCount, 1);
   } finally {
