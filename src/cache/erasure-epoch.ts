@@ -35,7 +35,7 @@ export function memoizeUntilErased<V>(
   ttlMs: number,
   maxAgeMs: number,
   load: (orgId: string) => Promise<V>,
-  opts: { maxKeys?: number } = {},
+  opts: { maxKeys?: number; spacing?: number } = {},
 ): ErasureBoundMemo<V> {
   const memo = memoizeRefreshing(ttlMs, maxAgeMs, async (orgId: string) => {
     const erasures = await readErasures(db, orgId);

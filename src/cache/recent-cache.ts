@@ -98,18 +98,22 @@ export type Memoized<V> = ((key: string) => Promise<V>) & {
  * for. A failed first load is forgotten at once; a failed reload keeps the old value, and the next call after ttlMs
  * tries again. Concurrent callers share one load. At most maxKeys keys are remembered: the least recently asked for
  * is dropped first (an organisation that has not searched for a while is loaded anew when it does).
+ * With `spacing`, a value also stays fresh for `spacing` times as long as its load took: a load that grows with the
+ * data (seconds, on a large pool) is not repeated every ttlMs in every process (maxAgeMs still bounds the wait).
  */
 export function memoizeRefreshing<V>(
   ttlMs: number,
   maxAgeMs: number,
   load: (key: string) => Promise<V>,
   /** now: a clock that measures time passed (monotonic by default, as RecentCache's). */
-  opts: { maxKeys?: number; now?: () => number } = {},
+  opts: { maxKeys?: number; now?: () => number; spacing?: number } = {},
 ): Memoized<V> {
   const maxKeys = opts.maxKeys ?? Infinity;
   const now = opts.now ?? (() => performance.now());
   interface Entry {
     at: number;
+    /** How long the value stays fresh: ttlMs, or longer after a slow load (opts.spacing). */
+    freshFor: number;
     value: Promise<V>;
     /** The value has arrived: it can be served while a newer one loads. */
     ready: boolean;
@@ -117,9 +121,12 @@ export function memoizeRefreshing<V>(
   }
   const entries = new Map<string, Entry>();
   const loadInto = (key: string): Entry => {
-    const entry: Entry = { at: now(), value: load(key), ready: false, reloading: false };
+    const entry: Entry = { at: now(), freshFor: ttlMs, value: load(key), ready: false, reloading: false };
     entry.value.then(
-      () => (entry.ready = true),
+      () => {
+        entry.ready = true;
+        if (opts.spacing) entry.freshFor = Math.max(ttlMs, opts.spacing * (now() - entry.at));
+      },
       () => entries.get(key) === entry && entries.delete(key),
     );
     return entry;
@@ -132,7 +139,7 @@ export function memoizeRefreshing<V>(
       entries.set(key, cached);
     }
     const age = cached ? now() - cached.at : Infinity;
-    if (cached && (age < ttlMs || !cached.ready)) return cached.value;
+    if (cached && (age < cached.freshFor || !cached.ready)) return cached.value;
     if (cached && age < maxAgeMs) {
       if (!cached.reloading) {
         cached.reloading = true;

@@ -148,3 +148,26 @@ test('memoizeRefreshing ages its values by time passed: a wall clock stepped bac
   await new Promise((r) => setImmediate(r));
   assert.equal(loads, 2, 'reloaded once ttlMs had passed');
 });
+
+test('memoizeRefreshing with spacing keeps a slow load fresh for that many times as long as it took', async () => {
+  let clock = 0;
+  let loads = 0;
+  const memo = memoizeRefreshing(
+    10,
+    100_000,
+    async (key) => {
+      loads++;
+      clock += 100; // the load takes 100 ms of the clock
+      return key;
+    },
+    { now: () => clock, spacing: 30 },
+  );
+  await memo('org');
+  assert.equal(loads, 1);
+  clock += 2_800; // 2,900 ms after the load began: well past ttlMs, within 30 x 100 ms
+  await memo('org');
+  assert.equal(loads, 1, 'not reloaded: a load of 100 ms is spaced 3,000 ms apart');
+  clock += 200;
+  await memo('org');
+  assert.equal(loads, 2, 'reloaded in the background once 3,000 ms old');
+});
