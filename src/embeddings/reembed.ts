@@ -16,6 +16,8 @@ export interface ReembedProgress {
 /**
  * Each batch is committed on its own, so an interrupted run loses at most one batch and the next
  * invocation carries on where it stopped (it only picks candidates still lacking a current vector).
+ * Batches go through the candidates once, in id order after the last batch's (a scan from the first id for every
+ * batch read the rows already done again: quadratic in the pool); what is left is counted once, at the start.
  */
 export async function reembed(db: Database, embedder: Embedder, opts: { batch: number; onProgress?: (p: ReembedProgress) => void }): Promise<number> {
   await ensureVectorIndex(db, embedder.model, embedder.dimension);
@@ -24,14 +26,20 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
   await rescrubCandidates(db);
   const stale = `NOT EXISTS (SELECT 1 FROM candidate_embeddings e
       WHERE e.candidate_id = c.id AND e.model = $1 AND e.content_hash = c.content_hash) AND NOT ${staleSql(3)}`;
+  const total = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM candidates c WHERE ${stale.replace('$1', '$1::text').replace('$3', '$2')}`,
+    [embedder.model, SCRUB_RULES_VERSION],
+  );
   let embedded = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const rows = await db.query<{ id: string; org_id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string; content_hash: string }>(
       `SELECT c.id, c.org_id, c.scrubbed_headline, c.scrubbed_skills, c.scrubbed_text, c.content_hash FROM candidates c
-       WHERE ${stale} ORDER BY c.id LIMIT $2`,
-      [embedder.model, opts.batch, SCRUB_RULES_VERSION],
+       WHERE c.id > $4 AND ${stale} ORDER BY c.id LIMIT $2`,
+      [embedder.model, opts.batch, SCRUB_RULES_VERSION, after],
     );
     if (rows.rows.length === 0) return embedded;
+    after = rows.rows.at(-1)!.id;
     // One batch may span organisations; each pays for its own texts.
     const byOrg = new Map<string, typeof rows.rows>();
     for (const r of rows.rows) byOrg.set(r.org_id, [...(byOrg.get(r.org_id) ?? []), r]);
@@ -55,10 +63,7 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
       );
     }
     embedded += rows.rows.length;
-    const left = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM candidates c WHERE ${stale.replace('$1', '$1::text').replace('$3', '$2')}`,
-      [embedder.model, SCRUB_RULES_VERSION],
-    );
-    opts.onProgress?.({ embedded, remaining: left.rows[0]?.n ?? 0 });
+    // Rows uploaded or edited behind the keyset meanwhile are embedded by their uploads, or by the next run.
+    opts.onProgress?.({ embedded, remaining: Math.max(0, (total.rows[0]?.n ?? 0) - embedded) });
   }
 }

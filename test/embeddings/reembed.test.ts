@@ -40,8 +40,22 @@ test('an interrupted re-embed resumes where it stopped and never embeds a candid
   assert.equal(embedded.length, 2, 'one batch done before the failure');
   failAfter = Infinity;
   const progress: number[] = [];
-  const rest = await reembed(db, flaky, { batch: 2, onProgress: (p) => progress.push(p.remaining) });
+  // What reads the pool: each batch reads on from the last one's id, and what is left is counted once.
+  const statements: string[] = [];
+  const query = db.query.bind(db);
+  db.query = ((text: string, values?: unknown[]) => (statements.push(text), query(text, values))) as typeof db.query;
+  let rest: number;
+  try {
+    rest = await reembed(db, flaky, { batch: 2, onProgress: (p) => progress.push(p.remaining) });
+  } finally {
+    db.query = query;
+  }
   assert.equal(rest, 4);
+  assert.deepEqual(progress, [2, 0]);
+  assert.equal(statements.filter((s) => s.includes('count(*)')).length, 1, 'the count of what is left is read once');
+  const batches = statements.filter((s) => s.includes('ORDER BY c.id LIMIT'));
+  assert.equal(batches.length, 3);
+  assert.ok(batches.every((s) => /c\.id > \$\d/.test(s)), 'every batch reads on from the last id');
   // Counted with repeats: a set of the texts would hide a candidate embedded twice.
   assert.equal(new Set(embedded).size, 6, 'every candidate embedded');
   assert.equal(embedded.length, 6, 'and none of them twice');
