@@ -39,6 +39,9 @@ export interface LlmEmbedderDeps extends ChatCallerDeps {
   defaultOrgId?: string;
 }
 
+/** What a vector's element must be for pgvector, which stores single-precision floats, to take it. */
+const storable = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= 3.4028234663852886e38;
+
 /** The provider answered, but not with one vector of the model's dimension per input: retrying will not fix that. */
 class EmbeddingShapeError extends Error {
   override name = 'EmbeddingShapeError';
@@ -134,7 +137,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               const vectors = entries.sort((a, b) => Number(a.index) - Number(b.index)).map((d) => d.embedding as number[]);
               // Some proxies answer an error with HTTP 200: its words say more than "0 vectors for N inputs".
               const bodyError = errorInBody(data);
-              const bad = bodyError ? `the server answered HTTP 200 with an error: ${logSafeText(bodyError.message, 300, batch.join('\n'))}` : vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : null;
+              const bad = bodyError ? `the server answered HTTP 200 with an error: ${logSafeText(bodyError.message, 300, batch.join('\n'))}` : vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : vectors.some((v) => !v.every(storable)) ? 'a vector holds a value that is not a finite number pgvector can store (null, NaN, Infinity, text or past 3.4e38)' : null;
               await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId);
               if (bad) throw new EmbeddingShapeError(bad);
               return vectors;

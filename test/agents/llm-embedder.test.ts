@@ -70,6 +70,16 @@ test('a wrong dimension from the server is an error, not a stored vector', async
   assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['error'], 'charged (the provider billed it) and not retried');
 });
 
+test('a vector holding null (NaN as llama.cpp writes it), a number past single-precision range or text is an error, not a stored vector', async (t) => {
+  const h = await setup();
+  t.after(h.close);
+  const dim = h.embedder.dimension;
+  const bodies = ['null', '1e999', '1e300', '"0.5"'].map((bad) => `{"object":"list","model":"fake-embed","data":[{"object":"embedding","index":0,"embedding":[${bad}${',0.1'.repeat(dim - 1)}]}],"usage":{"prompt_tokens":3,"total_tokens":3}}`);
+  for (const body of bodies) h.server.script({ type: 'raw', status: 200, body });
+  for (const _ of bodies) await assert.rejects(h.embedder.embed(['rust'], { orgId: ORG }), /not a finite number/);
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome), ['error', 'error', 'error', 'error'], 'charged (the provider billed them) and not retried');
+});
+
 test('an answer whose data is not a list of vectors is an error that keeps its reported usage in the ledger', async (t) => {
   const h = await setup();
   t.after(h.close);
