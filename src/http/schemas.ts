@@ -5,12 +5,16 @@ import { LONE_SURROGATE } from '../text/storable.js';
 // A lone UTF-16 surrogate ("\ud800" in JSON) is not text: PostgreSQL refuses it inside jsonb and silently
 // replaces it elsewhere, so one field would answer 400 without a path and another would store U+FFFD.
 
-/** Text that PostgreSQL can store: no NUL characters, no lone surrogates, bounded length. */
+/**
+ * Text that PostgreSQL can store: no NUL characters, no lone surrogates, bounded length. A field that must not be
+ * empty (min >= 1) must not be only whitespace either: a role titled " " or a resume of line breaks is as empty.
+ */
 export function text(min: number, max: number) {
   return z
     .string()
     .min(min)
     .max(max)
+    .refine((s) => min === 0 || /\S/u.test(s), { message: 'must not be only whitespace' })
     .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL characters' })
     .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode text (a lone surrogate escape was sent)' });
 }
