@@ -86,6 +86,9 @@ export function classifyFailure(err: unknown): FailureClass {
   });
   // Order matters: the abort and timeout errors are subclasses of the connection error, which is an APIError.
   if (err instanceof APIUserAbortError) return fail('aborted', false);
+  // The SDK reads a body as JSON only when the status was a success: a body that is not JSON (NaN from a Python
+  // server, a truncated answer) came with a 2xx. Not retried, as any 200 that holds no completion (answer-shape.ts).
+  if (err instanceof SyntaxError) return fail('other', false, 200);
   // Not retryable: the network does not make a body larger, the server made it so, and asking again for an answer
   // it may bill (mayBeBilled) would likely pay again for the same one. Its status is the answer's.
   const oversize = tooLarge(err);
@@ -126,6 +129,7 @@ function errorCode(err: unknown): string | undefined {
  *   - an HTTP error answer otherwise (4xx, 429, 500, 502, 503): the provider refused or failed the request
  *     and does not bill it; a 408 means it never had the whole request;
  *   - a connection never made (refused, no route, unknown host), or a failure that is not the SDK's: not sent;
+ *   - a 2xx whose body could not be read as JSON: the provider did the work, billable;
  *   - an answer over our size cap: billed as its status says. A 2xx means the provider did the work (a body we
  *     refused to read is still generated, and billed); an error status means what it would with a small body.
  * The caller knows one more case: a signal already aborted before the request is never sent (the SDK checks it).
@@ -144,6 +148,8 @@ export function mayBeBilled(err: unknown, failure: FailureClass = classifyFailur
       return failure.status === 504;
     case 'too_large':
       return failure.status !== null && ((failure.status >= 200 && failure.status < 300) || failure.status === 504);
+    case 'other':
+      return failure.status !== null && failure.status >= 200 && failure.status < 300;
     default:
       return false;
   }

@@ -136,3 +136,16 @@ test("embeddings: HTTP 200 with an {\"error\": …} body names the server's erro
   assert.match(h.ledger.entries()[0]!.error ?? '', /does not support embeddings/);
   assert.equal(h.server.requests.length, 1);
 });
+
+test('HTTP 200 with a body that is not JSON (NaN from a Python server, a truncated answer) is charged its estimated prompt, not recorded as free', async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const good = { id: 'x', object: 'chat.completion', created: 0, model: 'fake-chat', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '{"queries":[]}' } }], usage: { prompt_tokens: 50, completion_tokens: 9, total_tokens: 59 } };
+  const bodies = [JSON.stringify(good).replace('"total_tokens":59', '"total_tokens":NaN'), JSON.stringify(good).slice(0, -20)];
+  for (const body of bodies) h.server.script({ type: 'raw', status: 200, body });
+  for (const _ of bodies) assert.match((await refusal(askOnce(h))).message, /JSON/);
+  assert.equal(h.server.requests.length, 2, 'not retried: the same answer would come back');
+  const rows = h.ledger.entries();
+  assert.deepEqual(rows.map((e) => [e.outcome, e.tokensEstimated]), [['error', true], ['error', true]]);
+  assert.ok(rows.every((e) => e.promptTokens > 0 && e.costUsd > 0), 'charged its estimated prompt, as the budget was');
+});
