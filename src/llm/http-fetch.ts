@@ -12,6 +12,14 @@ import zlib from 'node:zlib';
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /**
+ * Chat answers get a cap of their own, the smaller of this and the configured one: a server that ignores max_tokens
+ * (or a hostile one) sent 24 MB answers that were parsed, re-asked and stored whole in the run's trail, and a few of
+ * them held the embedded database for minutes. A completion of the longest our agents ask for, reasoning included,
+ * is a few hundred kilobytes.
+ */
+export const MAX_CHAT_RESPONSE_BYTES = 2 * 1024 * 1024;
+
+/**
  * The model server's answer passed the body cap; the socket was destroyed and nothing of the body kept. The server
  * is untrusted: a hostile or broken one could otherwise send gigabytes (or a small gzip that inflates to them).
  */
@@ -39,8 +47,9 @@ export class ResponseTooLargeError extends Error {
  * bytes), non-streaming answers, abort signals (the SDK's timeouts abort them), gzip/deflate/brotli answers,
  * http and https. No redirects are followed and no proxy is used (the global fetch uses none either).
  */
-export function createHttpFetch(opts: { maxSockets?: number; maxResponseBytes?: number } = {}) {
-  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+export function createHttpFetch(opts: { maxSockets?: number; maxResponseBytes?: number; maxChatResponseBytes?: number } = {}) {
+  const configured = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const chatCap = Math.min(configured, opts.maxChatResponseBytes ?? MAX_CHAT_RESPONSE_BYTES);
   const agentOptions = { keepAlive: true, maxSockets: opts.maxSockets ?? 256, scheduling: 'lifo' as const };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
 
@@ -48,6 +57,7 @@ export function createHttpFetch(opts: { maxSockets?: number; maxResponseBytes?: 
     if (input instanceof Request) throw new TypeError('httpFetch takes a URL and RequestInit, not a Request');
     const url = new URL(input);
     const secure = url.protocol === 'https:';
+    const maxResponseBytes = url.pathname.endsWith('/chat/completions') ? chatCap : configured;
     if (!secure && url.protocol !== 'http:') throw new TypeError(`unsupported protocol ${url.protocol}`);
     const body = init.body;
     if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array)) {

@@ -64,3 +64,14 @@ test('an embeddings answer over the cap is the same named failure, with its ledg
   assert.deepEqual(h.ledger.entries().map((e) => [e.agent, e.outcome, e.requestId, e.tokensEstimated]), [['embedder', 'error', 'req_fake_1', true]]);
   assert.match(h.ledger.entries()[0]!.error ?? '', LIMIT);
 });
+
+test('a chat answer is capped at 2 MiB whatever the configured cap, which embedding answers keep', async (t) => {
+  const h = await setupLlm({ settings: { maxRetries: 0 } });
+  t.after(h.close);
+  const embedder = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger });
+  const size = 3 * 1024 * 1024;
+  h.server.script(fakeReply.large(size), fakeReply.large(size));
+  await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: null, messages: hello, maxTokens: 10 }), /passed the 2097152-byte limit/);
+  // Read whole under the configured 32 MiB: refused for what it holds, not for its size.
+  await assert.rejects(embedder.embed(['rust'], { orgId: ORG }), (err: unknown) => err instanceof Error && !/byte limit/.test(err.message));
+});
