@@ -176,6 +176,14 @@ test('model-written queries and dropped skills are scrubbed before they reach th
   assert.equal(lines.join('').includes(email), false, lines.join(''));
 });
 
+test('a model-written location filter is scrubbed and bounded before it reaches the run’s events and trail', async (t) => {
+  const h = await setupAgents();
+  t.after(h.close);
+  h.server.script(final(['rust engineer'], { location: 'near Jane Roe (jane.roe@example.com)' }), final(['rust engineer'], { location: 'Berlin '.repeat(60) }));
+  assert.deepEqual((await h.agents.queryExpander.expand(input, h.ctx)).filters, { location: 'near Jane Roe ([EMAIL])' });
+  assert.equal((await h.agents.queryExpander.expand(input, h.ctx)).filters.location?.length, 200);
+});
+
 test('used queries and hints from a checkpoint an older release wrote unscrubbed are scrubbed before they reach the model', async (t) => {
   const h = await setupAgents();
   t.after(h.close);

@@ -127,6 +127,18 @@ test('evidence quotes are verified against the scrubbed text (whitespace, case a
   assert.equal(out.score.evidence.find((e) => e.subscore === 'seniority')?.quote, 'Principal engineer at Google', 'an invented quote is kept, flagged');
 });
 
+test('model-written prose the shortlist serves is scrubbed: the rationale and a quote the resume does not hold', async (t) => {
+  const h = await setupAgents();
+  t.after(h.close);
+  const contact = 'jane.roe@example.com, +44 20 7946 0123';
+  const evidence = { hardSkills: ['Tuned PostgreSQL replication.'], domain: [], seniority: [`Reach her at ${contact}`], impact: [], logistics: [], trajectory: [] };
+  h.server.script(fakeReply.json(scoreAnswer(validSubscores, { rationale: `Strong Rust work. Reach her at ${contact}`, evidence })));
+  const out = await h.agents.scorer.score({ role, candidate }, h.ctx);
+  assert.ok(out.status === 'scored');
+  assert.equal(out.score.rationale, 'Strong Rust work. Reach her at [EMAIL], [PHONE]');
+  assert.deepEqual(out.score.evidence.map((e) => [e.quote, e.verified]), [['Tuned PostgreSQL replication.', true], ['Reach her at [EMAIL], [PHONE]', false]]);
+});
+
 test('fences hold: a resume closing its own fence and giving orders stays inside exactly one fence', async (t) => {
   const h = await setupAgents();
   t.after(h.close);

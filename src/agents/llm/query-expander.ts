@@ -130,7 +130,8 @@ function finalFilters(raw: z.output<typeof FinalFilters>, vocab: Vocabulary): { 
   const filters = filtersOf({
     skillsAll: known(raw.skillsAll),
     skillsAny: known(raw.skillsAny),
-    location: raw.location ?? undefined,
+    // Model-written, bound for the run's events and trail: scrubbed, and bounded as the count tool's own argument is.
+    location: raw.location ? scrubModelText(raw.location).slice(0, 200) || undefined : undefined,
     minYears: raw.minYears ?? undefined,
   });
   return { filters, dropped };

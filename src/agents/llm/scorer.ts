@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isContextOverflow, StructuredOutputError } from '../../llm/errors.js';
 import { SUBSCORE_BOUNDS, SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
 import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, renderRole, resumeRoom, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 const bounded = (name: SubscoreName) => z.number().int().min(0).max(SUBSCORE_BOUNDS[name]);
 // Non-empty without minLength: minLength would switch off the provider's strict schema mode.
@@ -85,7 +85,9 @@ export function verifyEvidence(evidence: ScoreAnswer['evidence'], text: string):
       const key = normalise(quote);
       if (key === '' || seen.has(key)) continue;
       seen.add(key);
-      out.push({ subscore, quote, verified: haystack.includes(key) });
+      // A verified quote is the scrubbed resume's own words; one the model made up is scrubbed as its other prose is.
+      const verified = haystack.includes(key);
+      out.push({ subscore, quote: verified ? quote : scrubModelText(quote), verified });
     }
   }
   return out;
@@ -140,7 +142,8 @@ export function createLlmScorer(deps: LlmAgentDeps): Scorer {
           subscores,
           // totalOf re-checks every bound and throws on a missing part: a defect here can never become a score.
           totalScore: totalOf(subscores),
-          rationale: answer.rationale.trim(),
+          // Model-written prose that the shortlist serves: scrubbed, as the reflector's reasoning is.
+          rationale: scrubModelText(answer.rationale),
           evidence: verifyEvidence(answer.evidence, input.candidate.text),
         },
       };
