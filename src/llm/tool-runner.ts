@@ -1,4 +1,5 @@
 // The multi-turn tool loop: model turn, validated tool calls, results fed back; iteration, token and attempt caps in code.
+import { createHash } from 'node:crypto';
 import type {
   ChatCompletionAssistantMessageParam,
   ChatCompletionMessage,
@@ -75,10 +76,22 @@ export const MAX_CALLS_PER_TURN = 16;
 type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'attempt_cap' | 'timeout' | 'tool_failed' | 'result_too_large';
 type ToolOutcome = { ok: true; content: string } | { ok: false; kind: ToolErrorKind; message: string; issues?: string[] };
 
+/** A call id as providers write them ("call_abc123", Mistral's nine letters and digits, none at all). */
+const PLAIN_CALL_ID = /^[A-Za-z0-9_.:-]{0,64}$/;
+
+/**
+ * The id a call goes back with. The id is model-written text that the next turn's chat template may print (Mistral's
+ * does): one that could carry a fence tag or a template token is replaced by one of ours, the same for the call and
+ * for the result that answers it.
+ */
+function callId(raw: string): string {
+  return PLAIN_CALL_ID.test(raw) ? raw : `call_${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`;
+}
+
 /** The name and arguments of a call as sent, without trusting its shape: the model's output is untrusted. */
 function callParts(call: ChatCompletionMessageToolCall): { id: string; type: unknown; name: string | null; args: unknown } {
   const c = call as unknown as Record<string, unknown> | null;
-  const id = typeof c?.id === 'string' ? c.id : '';
+  const id = callId(typeof c?.id === 'string' ? c.id : '');
   const body = c?.type === 'custom' ? c.custom : c?.function;
   const fields = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   // A call without its type but with a function (Azure AI Inference, some vLLM and Ollama setups) is a function call.
