@@ -25,6 +25,13 @@ export interface ClaimedRun {
   claimedAt: number;
   /** No worker claimed the run before this one: it has made no model call and written no checkpoint. */
   neverClaimed: boolean;
+  /**
+   * The run's start is in its audit trail (the row replay and auditors read: role, parameters, model specs) and in its
+   * timeline. An earlier attempt may have claimed the run and ended before either was written (it failed before its
+   * first step, or its process died before the journal's next flush): the attempt that finds them missing writes them.
+   */
+  startInTrail: boolean;
+  startInTimeline: boolean;
   /** The run's role, read with the claim when there is no checkpoint to start from (null if it is gone). */
   role: RoleSpec | null;
 }
@@ -148,6 +155,8 @@ export function createRunQueue(
         started_at: Date;
         elapsed_ms: number;
         never_claimed: boolean;
+        start_in_trail: boolean;
+        start_in_timeline: boolean;
         role: RoleSpec | null;
       }>(
         `WITH claimed AS (
@@ -160,6 +169,10 @@ export function createRunQueue(
            WHERE r.id = c.id
            RETURNING r.id, r.org_id, r.role_id, r.engine, r.params, r.checkpoint, r.attempts, r.started_at,
                      (extract(epoch FROM now() - r.started_at) * 1000)::float8 AS elapsed_ms, c.never_claimed,
+                     CASE WHEN c.never_claimed THEN false
+                       ELSE EXISTS (SELECT 1 FROM run_trace t WHERE t.run_id = r.id AND t.kind = 'run.started') END AS start_in_trail,
+                     CASE WHEN c.never_claimed THEN false
+                       ELSE EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'run.started') END AS start_in_timeline,
                      CASE WHEN r.checkpoint IS NULL THEN
                        (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role),
          turn AS (UPDATE organisations SET last_claimed_at = now() WHERE id IN (SELECT org_id FROM claimed))
@@ -181,6 +194,8 @@ export function createRunQueue(
         elapsedMs: Math.max(0, Number(row.elapsed_ms)),
         claimedAt,
         neverClaimed: row.never_claimed,
+        startInTrail: row.start_in_trail,
+        startInTimeline: row.start_in_timeline,
         role: row.role,
       };
     },

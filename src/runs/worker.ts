@@ -140,16 +140,18 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     const traceTo = { runId: run.id, orgId: run.orgId };
     // The start (or resumption) joins the timeline with the workflow's first write, which the first step does not wait for.
     let opening: RunEventInput;
-    // Whether the run ever ran, not whether this is attempt 1: a hand-back on shutdown gives the attempt back.
-    if (run.neverClaimed) {
+    // Whether the run's start was ever recorded, not whether this is attempt 1: a hand-back on shutdown gives the
+    // attempt back, and an attempt may end before it recorded the start (ClaimedRun.startInTrail).
+    const starts = !run.startInTimeline;
+    if (starts) {
       deps.metrics.runsStarted.inc({ engine: run.engine });
       opening = { type: 'run.started', data: { engine: run.engine, attempt: run.attempts } };
-      deps.journal.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
     } else {
       opening = { type: 'run.resumed', data: { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step } };
-      deps.journal.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
     }
-    iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, run.neverClaimed ? 'run started' : 'run resumed');
+    if (!run.startInTrail) deps.journal.trace(ctx, 'run.started', { role: ctx.role, params: ctx.params, engine: ctx.engine, ...deps.manifestFor?.(run.engine) });
+    if (!run.neverClaimed) deps.journal.trace(ctx, 'run.resumed', { attempt: run.attempts, iteration: ctx.iteration, step: ctx.step });
+    iterationLog().info({ engine: run.engine, attempt: run.attempts, step: ctx.step }, starts ? 'run started' : 'run resumed');
     const callContext: AgentCallContext = {
       ...budgeted,
       startedAt: run.startedAt.getTime(),

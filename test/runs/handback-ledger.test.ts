@@ -85,3 +85,35 @@ test('a run handed back on shutdown is resumed by the next worker, not started a
   const trail = await rt.db.query("SELECT 1 FROM run_trace WHERE run_id = $1 AND kind = 'run.started'", [id]);
   assert.equal(trail.rowCount, 1, 'the trail records one start, with the engine the run started with');
 });
+
+test('a run whose first attempt ended before it recorded its start records it on the next: timeline, trail, metric', async () => {
+  let reads = 0;
+  const started = async () => (await rt.services.metrics.runsStarted.get()).values.reduce((n, v) => n + v.value, 0);
+  const before = await started();
+  // The first attempt's start fails as a database timeout would (retryable), before its first step.
+  const worker = startTestWorker(rt, {
+    callContextFor: (original) => async (run, signal, deadline) => {
+      if (++reads === 1) throw Object.assign(new Error('canceling statement due to statement timeout'), { retryable: true });
+      return original(run, signal, deadline);
+    },
+  });
+  let id: string;
+  try {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 3 } });
+    id = res.json().id as string;
+    const run = await waitFor(async () => {
+      const r = (await rt.app!.inject({ url: `/v1/matching-runs/${id}`, headers: rt.auth() })).json();
+      return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+    }, 30_000, 'the run');
+    assert.equal(run.status, 'succeeded', JSON.stringify(run.error));
+  } finally {
+    await worker.stop(2_000);
+  }
+  assert.equal(reads, 2, 'claimed twice');
+  const types = (await rt.db.query<{ type: string }>('SELECT type FROM run_events WHERE run_id = $1 ORDER BY seq', [id])).rows.map((e) => e.type);
+  assert.deepEqual(types.filter((t) => t.startsWith('run.') && t !== 'run.stopped'), ['run.queued', 'run.retrying', 'run.started'], types.join(', '));
+  const trail = await rt.db.query<{ kind: string; data: { params?: unknown } }>("SELECT kind, data FROM run_trace WHERE run_id = $1 AND kind IN ('run.started', 'run.resumed') ORDER BY id", [id]);
+  assert.deepEqual(trail.rows.map((r) => r.kind), ['run.started', 'run.resumed'], 'what replay and auditors read: role, parameters, models');
+  assert.ok(trail.rows[0]!.data.params);
+  assert.equal(await started(), before + 1, 'counted as started once');
+});
