@@ -114,8 +114,17 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
     // candidates' texts): they are on the way to the next model call, the checkpoint is not. On the embedded
     // database statements run one at a time, in the order they are sent.
     const p = nextTurn()
-      .then(() => Promise.all(before))
-      .then(() => deps.checkpoint(ctx, events));
+      .then(() => Promise.allSettled(before))
+      .then(async (results) => {
+        // A write that failed ends the run here, without this checkpoint: it would record a step whose entries are
+        // not all written. Writes that landed and reported a cancel do not: the steps' events (and a reflection that
+        // was paid for) still join the timeline, and the cancel is answered at the boundary, as a checkpoint's would be.
+        const reasons = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+        const failure = reasons.find((reason) => !(reason instanceof CancelRequested));
+        if (failure !== undefined) throw failure;
+        const landed = await deps.checkpoint(ctx, events);
+        return reasons.length ? { cancelRequested: true } : landed;
+      });
     // Handled here and read later: a checkpoint that fails before it is awaited must not be an unhandled rejection.
     p.then(({ cancelRequested }) => cancelRequested && deps.onCancelRequested(), () => {});
     pending = p;
@@ -193,7 +202,12 @@ export async function runWorkflow(start: RunContext, deps: WorkflowDeps, opts: W
       // The step's work is done and paid for: whatever happens next, the run ends with it.
       latest = next;
       const { cancelRequested } = await landed();
-      if (cancelRequested && !next.stop) throw new CancelledAtBoundary('cancel requested');
+      if (cancelRequested && !next.stop) {
+        // The run ends here with this step's work (latest): its events join the timeline with it.
+        write(next, [...(folded?.events ?? []), ...events]);
+        folded = null;
+        throw new CancelledAtBoundary('cancel requested');
+      }
       if (FOLDED.has(step) && !next.stop) {
         folded = { ctx: next, events: events.map((e) => ({ ...e, at: Date.now() })) };
       } else {
