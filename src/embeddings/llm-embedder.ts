@@ -121,7 +121,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
             const sending = callSignal(opts.signal);
             try {
               const { data, request_id } = await deps.client.embeddings
-                .create({ model: model!.id, input: batch, encoding_format: 'float' }, { signal: sending.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
+                .create({ model: model!.id, input: batch, encoding_format: 'float', ...(model!.sendDimensions ? { dimensions: model!.dimension } : {}) }, { signal: sending.signal, timeout, headers: { [AGENT_HEADER]: EMBEDDER_AGENT } })
                 .withResponse();
               // Servers that omit usage (or report a count that is not one) are charged at our conservative estimate.
               // A zero is no count either: every input is at least one character (some servers send zeros, not none).

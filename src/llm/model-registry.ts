@@ -28,7 +28,11 @@ const chatModel = z.strictObject({
 const embeddingModel = z.strictObject({
   ...common,
   kind: z.literal('embedding'),
-  dimension: z.number().int().positive(),
+  // The most an HNSW index takes, and what a row stores in line (migration 006): a larger model is asked for shorter
+  // vectors (sendDimensions), as OpenAI's text-embedding-3 models and other Matryoshka-trained ones can give.
+  dimension: z.number().int().positive().max(2000, 'at most 2000: pgvector indexes no longer vectors (ask for shorter ones with sendDimensions)'),
+  /** The request names the dimension (the `dimensions` parameter): the model's own vectors are longer. */
+  sendDimensions: z.boolean().optional(),
 });
 
 const modelSpec = z.discriminatedUnion('kind', [chatModel, embeddingModel]);

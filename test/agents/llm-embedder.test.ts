@@ -62,6 +62,19 @@ test('a failing attempt is retried by our layer, each attempt a ledger row; an e
   assert.deepEqual(h.server.requests.at(-1)?.body.input, ['rust', ' ']);
 });
 
+test('a model asked for shorter vectors than its own names the dimension; one of its own length does not', async (t) => {
+  const h = await setupLlm({ settings: { embeddingModel: 'text-embedding-3-large' } });
+  t.after(h.close);
+  const large = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger });
+  const vectors = await large.embed(['rust'], { orgId: ORG });
+  assert.equal(vectors[0]!.length, 1536);
+  const small = await setup();
+  t.after(small.close);
+  await small.embedder.embed(['rust'], { orgId: ORG });
+  const sent = (server: typeof h.server) => server.requests.filter((r) => r.path === '/v1/embeddings').map((r) => r.body.dimensions);
+  assert.deepEqual([sent(h.server), sent(small.server)], [[1536], [undefined]]);
+});
+
 test('a wrong dimension from the server is an error, not a stored vector', async (t) => {
   const h = await setup();
   t.after(h.close);

@@ -15,7 +15,8 @@ test('config/models.json loads and pins the expected models', () => {
     assert.equal(registry.chat(id)?.kind, 'chat', id);
   }
   assert.equal(registry.embedding('text-embedding-3-small')?.dimension, 1536);
-  assert.equal(registry.embedding('text-embedding-3-large')?.dimension, 3072);
+  // Asked for 1,536 of its 3,072 dimensions: pgvector indexes (and a row stores in line) at most 2,000.
+  assert.deepEqual([registry.embedding('text-embedding-3-large')?.dimension, registry.embedding('text-embedding-3-large')?.sendDimensions], [1536, true]);
   assert.equal(registry.embedding('fake-embed')?.kind, 'embedding');
   assert.equal(registry.chat('text-embedding-3-small'), undefined, 'an embedding model is not a chat model');
   assert.equal(registry.get('gpt-5-imaginary'), undefined);
@@ -64,6 +65,9 @@ test('an invalid registry file is refused with the reason', () => {
   const model = { id: 'x', kind: 'embedding', provider: 'p', contextWindow: 10, dimension: 3, pricing: { inputPerMTok: 0, cachedInputPerMTok: 0, outputPerMTok: 0 } };
   writeFileSync(dup, JSON.stringify({ models: [model, model] }));
   assert.throws(() => loadModelRegistry(dup), /unique/);
+  const long = join(dir, 'long.json');
+  writeFileSync(long, JSON.stringify({ models: [{ ...model, dimension: 3072 }] }));
+  assert.throws(() => loadModelRegistry(long), /at most 2000: pgvector indexes no longer vectors/);
   const notJson = join(dir, 'nope.json');
   writeFileSync(notJson, '{');
   assert.throws(() => loadModelRegistry(notJson), /not valid JSON/);
