@@ -4,7 +4,7 @@
 // statement executes there, on another core, and this thread only does the pg socket I/O.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { access, mkdir, rm } from 'node:fs/promises';
+import { access, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { lockDataDir } from './data-dir-lock.js';
@@ -48,7 +48,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
   let releaseLock = async () => {};
   let pgDataDir: string | undefined;
   if (!inMemory) {
-    await mkdir(opts.dataDir, { recursive: true });
+    await privateDir(opts.dataDir);
     releaseLock = await lockDataDir(opts.dataDir);
     pgDataDir = path.join(opts.dataDir, 'pgdata');
   }
@@ -199,6 +199,19 @@ function spawnThread(data: ThreadData, transfer: ArrayBuffer[]): Worker {
 }
 
 /**
+ * The data directory, made private to the service's user as PostgreSQL requires of its own (0700): the database writes
+ * its files readable and writable by everyone (its write-ahead log holds every row written, raw resumes and contact
+ * details included), and only the directory's mode keeps other local users out. One that exists is made private too;
+ * one the service does not own (and so cannot chmod) is left as it is.
+ */
+async function privateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPERM') throw err;
+  });
+}
+
+/**
  * A new data directory is initialised (initdb) by a short-lived child process, and the database thread then opens
  * it as on any restart. initdb in this process left ~100 MB of freed memory resident for the process's lifetime:
  * PGlite runs it in a second WebAssembly instance, and what that instance and its compiled code allocated through
@@ -207,7 +220,7 @@ function spawnThread(data: ThreadData, transfer: ArrayBuffer[]): Worker {
  */
 async function initDataDirInChildProcess(pgDataDir: string): Promise<void> {
   if (await access(path.join(pgDataDir, 'PG_VERSION')).then(() => true, () => false)) return;
-  await mkdir(pgDataDir, { recursive: true });
+  await mkdir(pgDataDir, { recursive: true, mode: 0o700 });
   const pglite = import.meta.resolve('@electric-sql/pglite');
   const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); const db = await PGlite.create({ dataDir: process.argv[1] }); await db.close();`;
   const child = spawn(process.execPath, ['--input-type=module', '--eval', script, pgDataDir], { stdio: ['ignore', 'ignore', 'pipe'] });

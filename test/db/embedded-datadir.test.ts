@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -25,5 +25,23 @@ test('a new data directory on disk is initialised (initdb in a child process), s
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the data directory is private to the service user, a new one and one that was open to others', async () => {
+  const parent = await mkdtemp(path.join(tmpdir(), 'tm-embedded-'));
+  const mode = async (p: string) => (await stat(p)).mode & 0o777;
+  try {
+    const dir = path.join(parent, 'new');
+    const db = await openDatabase({ dataDir: dir, poolMax: 1 });
+    await db.close();
+    // The database writes its files (the write-ahead log with every row) readable by all: the directory keeps them in.
+    assert.deepEqual([await mode(dir), await mode(path.join(dir, 'pgdata'))], [0o700, 0o700]);
+    await chmod(dir, 0o755);
+    const again = await openDatabase({ dataDir: dir, poolMax: 1 });
+    await again.close();
+    assert.equal(await mode(dir), 0o700);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
   }
 });
