@@ -7,7 +7,7 @@
 import { APIError } from 'openai';
 import pg from 'pg';
 import { LlmError, ModelCallError } from './llm/errors.js';
-import { clip, logSafeText, MAX_MESSAGE_CHARS } from './text/log-safe-text.js';
+import { clip, logSafeText, MAX_MESSAGE_CHARS, redactSecrets } from './text/log-safe-text.js';
 import { scrub } from './text/scrubber.js';
 
 /** Causes and aggregated errors followed, at most. */
@@ -38,7 +38,7 @@ function keptField(value: unknown): unknown {
 /** The words of an error as a log line may carry them. */
 export function errorMessage(err: Error): string {
   const message = String(err.message ?? '');
-  return ownMessage(err) ? clip(scrub(message, { detectNames: false }), MAX_MESSAGE_CHARS * 2) : logSafeText(message);
+  return ownMessage(err) ? clip(scrub(redactSecrets(message), { detectNames: false }), MAX_MESSAGE_CHARS * 2) : logSafeText(message);
 }
 
 /** The stack with its first lines (the name and message) written again from the safe message; the frames are code. */

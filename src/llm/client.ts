@@ -2,11 +2,14 @@
 import OpenAI from 'openai';
 import { withOpenAiErrorBodies } from './error-body.js';
 import { createHttpFetch } from './http-fetch.js';
+import { neverLog } from '../text/log-safe-text.js';
 import type { LlmSettings } from './settings.js';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 export function createLlmClient(settings: Pick<LlmSettings, 'baseUrl' | 'apiKey' | 'timeoutMs'> & Partial<Pick<LlmSettings, 'maxResponseBytes'>>): OpenAI {
+  // A server may repeat the key in an error that reaches runs, the trail and logs: it is cut from all of them.
+  neverLog(settings.apiKey);
   return new OpenAI({
     // Local OpenAI-compatible servers ignore the key, but the SDK refuses to start without one.
     apiKey: settings.apiKey ?? 'no-key-required',

@@ -34,12 +34,35 @@ export function cutQuotedValues(text: string): string {
     .replace(CURLY_QUOTED, (all, open: string | undefined) => (open ? '“…”' : '‘…’'));
 }
 
+/** Secrets this process holds (the model provider's key): cut from every text made fit for a log, wherever echoed. */
+const secrets = new Set<string>();
+
+/**
+ * Registers a secret redactSecrets cuts. A model server (or a gateway before it) may repeat the key it was sent in
+ * its error ("Incorrect API key provided: sk-..."), and that text reaches a run's error, the trail and the logs, which
+ * every organisation's users and the operators read: the key is the operator's, shared by all of them.
+ */
+export function neverLog(secret: string | null | undefined): void {
+  // A short value would cut common words: such a "key" is a local server's placeholder, not a secret.
+  if (secret && secret.length >= 8) secrets.add(secret);
+}
+
+// Credentials of any origin: a bearer token, an OpenAI-style key.
+const CREDENTIAL = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}/g;
+
+/** The text with every registered secret and anything shaped as a credential replaced by [REDACTED]. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[REDACTED]');
+  return out.replace(CREDENTIAL, (_all, bearer: string | undefined) => `${bearer ?? ''}[REDACTED]`);
+}
+
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /**
- * Words of unknown origin made fit for a log (or a ledger row): emails, phones, links and addresses scrubbed, quoted
+ * Words of unknown origin made fit for a log (or a ledger row): secrets cut (redactSecrets), emails, phones, links and addresses scrubbed, quoted
  * values cut, clipped, and storable (no NUL, no lone surrogate). A name outside quotes and outside a header or contact line is not recognisable and stays (docs/security.md),
  * unless it is in what the text echoes of `sent` (the request a model server's error answers): that is cut too.
  */
@@ -47,6 +70,7 @@ export function logSafeText(text: string, max = MAX_MESSAGE_CHARS, sent = ''): s
   // Clipped first as well: the scrubber's cost grows with the text, and what is cut is never logged. The echo is cut
   // after the scrubber (the request was scrubbed text too, so their placeholders agree) and the quoted values (a cut
   // that took one quote of a pair would leave a quoted value bare).
-  return storableText(clip(withoutEcho(cutQuotedValues(scrub(clip(text, max * 4), { detectNames: false, contactNames: true })), sent), max));
+  // Secrets go before any clip: a cut through one would leave its start.
+  return storableText(clip(withoutEcho(cutQuotedValues(scrub(clip(redactSecrets(text), max * 4), { detectNames: false, contactNames: true })), sent), max));
 }
 

@@ -149,3 +149,16 @@ test('HTTP 200 with a body that is not JSON (NaN from a Python server, a truncat
   assert.deepEqual(rows.map((e) => [e.outcome, e.tokensEstimated]), [['error', true], ['error', true]]);
   assert.ok(rows.every((e) => e.promptTokens > 0 && e.costUsd > 0), 'charged its estimated prompt, as the budget was');
 });
+
+test('a server that repeats the provider key in its error never gets it into the run error, the ledger or a log', async (t) => {
+  const key = 'gateway-canary-key-5b1e9d2c7a';
+  const h = await setupLlm({ settings: { apiKey: key, maxRetries: 0 } });
+  t.after(h.close);
+  h.server.script(json(401, { error: { message: `Incorrect API key provided: ${key}. Sent as Authorization: Bearer ${key}; also tried sk-proj-abcdefghijklmnopqrstuvwx`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+  const err = await refusal(askOnce(h));
+  const texts = [err.message, ...h.ledger.entries().map((e) => e.error ?? '')];
+  for (const text of texts) {
+    assert.ok(!text.includes(key) && !text.includes('sk-proj-abc'), text);
+    assert.match(text, /Incorrect API key provided: \[REDACTED\]/);
+  }
+});
