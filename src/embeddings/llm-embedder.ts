@@ -180,7 +180,13 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
         if (attempts === 0) opts.budget?.release(reservation);
         else opts.budget?.settle(reservation, spent);
       }
-      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError || opts.signal?.aborted) throw err;
+      // As in chat.ts: a refused retry, or a request its deadline left too little time, is a budget row, then a budget stop.
+      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) {
+        const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
+        await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId);
+        throw err;
+      }
+      if (opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
       const hint = failureHint(failure.status, { model: model!.id });
       throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: batch.join('\n'), kind: failure.kind, retryAfterMs: failure.retryAfterMs });

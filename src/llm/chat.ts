@@ -312,8 +312,12 @@ export function createChatCaller(deps: ChatCallerDeps) {
         if (attempts === 0) req.budget?.release(reservation);
         else req.budget?.settle(reservation, spent);
       }
-      // A retry the budget refused ends the call as the first attempt's refusal would: a budget stop, not a failure.
-      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) throw err;
+      // A retry the budget refused, or a request left too little time by its deadline, ends the call as a refusal at
+      // its reservation would: a budget stop, not a failure, with its row (attempt 0: nothing more was sent).
+      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) {
+        await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, log);
+        throw err;
+      }
       const failure = classifyAttempt(err);
       const hint = failureHint(failure.status, body, err instanceof Error ? err.message : '');
       throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent(), kind: failure.kind, retryAfterMs: failure.retryAfterMs });

@@ -195,6 +195,7 @@ test('a run’s embedding retried after a charged attempt must fit its budget ag
   assert.equal(h.server.requests.length, 1, 'the retry that did not fit was not sent');
   assert.deepEqual(budget.snapshot().spent, { tokens: estimated, costUsd: h.ledger.entries()[0]!.costUsd, calls: 1 });
   assert.deepEqual(budget.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.attempt]), [['error', 1], ['budget', 0]], 'the refused retry has its row');
 });
 
 test('a reported count no batch could hold (past each input’s context window) is charged as our estimate', async (t) => {

@@ -168,6 +168,7 @@ test('a call that waited for a model slot until its deadline had all but passed 
   assert.equal(h.server.requests.length, 1, 'the second call never reached the provider');
   assert.deepEqual(budget.snapshot().spent.costUsd, 0, 'nor was it charged as if billed');
   assert.ok(h.ledger.entries().every((e) => e.costUsd === 0 || e.outcome === 'ok'), JSON.stringify(h.ledger.entries()));
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.attempt]), [['ok', 1], ['budget', 0]], 'the refusal has its row');
 });
 
 test("a run's signal keeps no listener of a request once it is done: a long run's thousand calls leave none behind", async (t) => {
@@ -358,7 +359,8 @@ test('a retry of an attempt that was charged must fit the budget too: 504s canno
   const budget = createBudget({ maxTokens: prompt + 100 + Math.floor(prompt / 2) });
   await assert.rejects(h.caller.call({ agent: 'scorer', orgId: ORG, runId: 'r', messages, maxTokens: 100, budget }), BudgetExceededError);
   assert.equal(h.server.requests.length, 1, 'the retry that did not fit was not sent');
-  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens]), [['error', prompt]]);
+  // The refused retry has its row, as a call refused at its reservation has: the run's budget stop is on the ledger.
+  assert.deepEqual(h.ledger.entries().map((e) => [e.outcome, e.promptTokens, e.attempt]), [['error', prompt, 1], ['budget', 0, 0]]);
   assert.deepEqual(budget.snapshot().spent, { tokens: prompt, costUsd: prompt / 1e6, calls: 1 });
   assert.equal(budget.snapshot().openReservations, 0);
   assert.deepEqual(budget.snapshot().reserved, { tokens: 0, costUsd: 0, calls: 0 });
