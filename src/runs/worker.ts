@@ -86,7 +86,11 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
   const claims = createFailureStreak({ log, what: 'claim' });
   const heartbeat = startHeartbeat({
     queue, active, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, liveness, abort, log,
-    onSwept: (status, reason, count) => deps.metrics.runsFinished.inc({ status, reason }, count),
+    onSwept: (status, reason, count) => {
+      deps.metrics.runsFinished.inc({ status, reason }, count);
+      // An overdue run the sweep ends stopped for its budget (its deadline), as a worker's finish counts one.
+      if (reason === 'budget') deps.metrics.budgetStops.inc(count);
+    },
   });
   const ending = createRunEnding({ queue, journal: deps.journal, metrics: deps.metrics, maxAttempts: opts.maxAttempts, isBudgetError: deps.isBudgetError });
 

@@ -191,6 +191,8 @@ test('a run left unheld past its deadline ends as the deadline ends it (budget),
   // The dead worker's leases run out, but for the last run's.
   await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])", [[overdue, young]]);
   const status = async (id: string) => (await poll(id)).status as string;
+  const budgetStops = async () => (await rt.services.metrics.budgetStops.get()).values[0]?.value ?? 0;
+  const stopsBefore = await budgetStops();
   try {
     const run = await withWorker({ deadlineMs: 60_000 }, async () => {
       const done = await finished(overdue);
@@ -201,6 +203,7 @@ test('a run left unheld past its deadline ends as the deadline ends it (budget),
     assert.equal(run.stop.reason, 'budget');
     assert.match(run.stop.reasoning, /deadline \(60000 ms from its start\) passed while no worker held it/);
     assert.equal(run.error, null);
+    assert.equal(await budgetStops(), stopsBefore + 1, 'counted as a budget stop, as a worker counts its own');
     const last = (await rt.app!.inject({ url: `/v1/matching-runs/${overdue}/events?limit=100`, headers: rt.auth() })).json().items.at(-1);
     assert.deepEqual({ type: last.type, data: last.data }, { type: 'run.stopped', data: run.stop });
     const trail = await rt.db.query<{ data: { status: string } }>("SELECT data FROM run_trace WHERE run_id = $1 AND kind = 'run.finished'", [overdue]);
