@@ -142,7 +142,7 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
     prepare: (args, config) => {
       const runId = uuid(args, 'id');
       return async (db) => {
-        const { replayRun, ReplayUnavailableError } = await import('./audit/replay.js');
+        const { replayRun, replayVerdict, ReplayUnavailableError } = await import('./audit/replay.js');
         const report = await replayRun({ db, config, runId }).catch((err: unknown) => {
           if (!(err instanceof ReplayUnavailableError)) throw err;
           process.stderr.write(`talent-matcher: cannot replay: ${err.message}\n`);
@@ -150,13 +150,10 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
         });
         // 2, not 1: "cannot tell" must not read as "different".
         if (!report) return 2;
-        const calls = `${report.modelCalls.served} recorded model answers served, ${report.modelCalls.unrecorded.length} unrecorded requests`;
-        if (report.identical) {
-          process.stdout.write(`identical: ${report.replayed.length} shortlist entries (${calls})\n`);
-          return 0;
-        }
-        process.stdout.write(`different (${calls}):\n${report.diff.map((d) => `  ${d}`).join('\n')}\n`);
-        return 1;
+        const verdict = replayVerdict(report);
+        process.stdout.write(verdict.stdout);
+        process.stderr.write(verdict.stderr);
+        return verdict.code;
       };
     },
   },

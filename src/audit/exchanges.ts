@@ -73,10 +73,12 @@ function problem(status: number, message: string): Response {
  * A fetch that never touches the network: each request is answered with the next recorded answer to the same
  * request (by requestHash, in trail order). Anything unrecorded gets a 400, which the model layer never retries.
  */
-export function createReplayFetch(recorded: Array<Pick<ExchangeRecord, 'requestHash' | 'response' | 'requestId'>>) {
+export function createReplayFetch(recorded: Array<Pick<ExchangeRecord, 'requestHash' | 'response' | 'requestId'> & Partial<Pick<ExchangeRecord, 'error'>>>) {
   const answers = new Map<string, Array<{ response: unknown; requestId: string | null }>>();
   for (const r of recorded) {
-    if (r.response === null || r.response === undefined) continue;
+    // An attempt that failed (an error inside an HTTP 200 among them) was retried by the run: the replay, which does
+    // not retry, is served the answer that was used.
+    if (r.response === null || r.response === undefined || r.error) continue;
     const list = answers.get(r.requestHash) ?? [];
     list.push({ response: r.response, requestId: r.requestId });
     answers.set(r.requestHash, list);

@@ -43,6 +43,23 @@ export interface ReplayReport {
   error: string | null;
 }
 
+/**
+ * What replay-run prints and exits with: 0 identical, 1 different, 2 when the replay could not finish (a request or a
+ * retrieval nobody recorded: the pool, or a candidate, changed since; or the run ended by its deadline before asking
+ * it), which tells nothing of whether the shortlist would differ.
+ */
+export function replayVerdict(report: ReplayReport): { code: 0 | 1 | 2; stdout: string; stderr: string } {
+  const calls = `${report.modelCalls.served} recorded model answers served, ${report.modelCalls.unrecorded.length} unrecorded requests`;
+  if (report.error !== null) {
+    const why = report.modelCalls.unrecorded.length
+      ? `${report.modelCalls.unrecorded.length} model request(s) the trail has no answer for: a candidate the run read was erased or changed since, or the run ended (its deadline) before it asked them`
+      : report.error;
+    return { code: 2, stdout: '', stderr: `talent-matcher: cannot replay run ${report.runId} (${calls}): ${why}\n` };
+  }
+  if (report.identical) return { code: 0, stdout: `identical: ${report.replayed.length} shortlist entries (${calls})\n`, stderr: '' };
+  return { code: 1, stdout: `different (${calls}):\n${report.diff.map((d) => `  ${d}`).join('\n')}\n`, stderr: '' };
+}
+
 export class ReplayUnavailableError extends Error {
   override name = 'ReplayUnavailableError';
 }
@@ -119,6 +136,8 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
   ).rows[0];
   if (!run) throw new ReplayUnavailableError(`no matching run ${runId}`);
   if (run.status === 'queued' || run.status === 'running') throw new ReplayUnavailableError(`run ${runId} is still ${run.status}`);
+  // Where a cancel arrived is not in the trail: replayed, the run would go on past it, into requests nobody recorded.
+  if (run.status === 'cancelled') throw new ReplayUnavailableError(`run ${runId} was cancelled: a replay cannot act out when the cancel arrived`);
   const trace = (await db.query<TraceRow>('SELECT kind, data FROM run_trace WHERE run_id = $1 ORDER BY id', [runId])).rows;
   const started = trace.find((t) => t.kind === 'run.started')?.data as StartedTrace | undefined;
   if (!started) throw new ReplayUnavailableError(`run ${runId} has no audit trail (pruned, or recorded before trails existed)`);

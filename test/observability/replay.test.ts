@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { replayRun, ReplayUnavailableError } from '../../src/audit/replay.js';
+import { createReplayFetch, requestHash } from '../../src/audit/exchanges.js';
+import { replayRun, replayVerdict, ReplayUnavailableError } from '../../src/audit/replay.js';
 import { recordedRun, startLlmRig, type LlmRig } from './llm-run.js';
 import { TS_NODE_ARGS } from '../support/node-args.js';
 
@@ -89,8 +90,14 @@ test('a shortlist changed after the fact no longer matches its recording: the di
   }
 });
 
-test('a run without a trail, or still running, cannot be replayed', async () => {
+test('a run without a trail, still running, or cancelled cannot be replayed', async () => {
   await assert.rejects(replay(crypto.randomUUID()), ReplayUnavailableError);
+  await rig.rt.db.query(`UPDATE matching_runs SET status = 'cancelled' WHERE id = $1`, [run.id]);
+  try {
+    await assert.rejects(replay(), /was cancelled: a replay cannot act out when the cancel arrived/);
+  } finally {
+    await rig.rt.db.query(`UPDATE matching_runs SET status = 'succeeded' WHERE id = $1`, [run.id]);
+  }
   await rig.rt.db.query(`UPDATE matching_runs SET status = 'running' WHERE id = $1`, [run.id]);
   try {
     await assert.rejects(replay(), /still running/);
@@ -117,9 +124,24 @@ test('a request nobody recorded fails loudly, naming it, instead of reaching a m
     assert.equal(report.modelCalls.unrecorded[0]!.agent, 'reflector');
     assert.match(report.error ?? '', /no recorded answer for this reflector request/);
     assert.ok(report.diff.some((d) => d.startsWith('unrecorded reflector request sha256 ')));
+    // The operator command cannot tell whether the shortlist would differ: exit 2, naming why, not 1 ("different").
+    const verdict = replayVerdict(report);
+    assert.equal(verdict.code, 2);
+    assert.match(verdict.stderr, /cannot replay run .*1 model request\(s\) the trail has no answer for: a candidate the run read was erased or changed since/);
   } finally {
     await setHash(last.hash);
   }
+});
+
+test('an attempt that failed inside an HTTP 200 and was retried is not served: the replay gets the answer the run used', async () => {
+  const body = { model: 'm', messages: [] };
+  const used = { choices: [{ message: { role: 'assistant', content: 'used' } }] };
+  const { fetch } = createReplayFetch([
+    { requestHash: requestHash(body), response: { error: { message: 'upstream overloaded' } }, requestId: 'r1', error: { status: 200, message: 'upstream overloaded' } },
+    { requestHash: requestHash(body), response: used, requestId: 'r2', error: null },
+  ]);
+  const res = await fetch('http://replay/v1/chat/completions', { method: 'POST', body: JSON.stringify(body) });
+  assert.deepEqual(await res.json(), used);
 });
 
 test('npm run cli -- replay-run: the same answer from the operator command, offline (exit 0 = identical)', async () => {
