@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
+import { loadPinnedRegistry } from './llm/model-registry.js';
 
 // Everything else is imported by the command that needs it, once its options are checked: a usage error is told in
 // the time Node takes to start, and a command does not load what another one needs (replay-run the agents and the
@@ -14,6 +15,8 @@ import type { Database } from './db/database.js';
 type Command = (args: Record<string, string | undefined>, config: Config) => (db: Database) => Promise<number | void>;
 
 class UsageError extends Error {}
+/** The command could not do what it was asked (no such key, no such role): one line, exit 1, no usage text. */
+class CommandFailed extends Error {}
 
 function required(args: Record<string, string | undefined>, name: string): string {
   const v = args[name];
@@ -93,6 +96,8 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
     usage: 'reembed [--batch N]             embed candidates lacking a current vector of the configured model (resumable)',
     prepare: (args, config) => {
       const batch = wholeNumber(args, 'batch', 200, 1, 5000);
+      // The embedding model is checked before the database is opened (and migrated): a misspelt one said so only after.
+      if (config.EMBEDDINGS === 'llm') assertEmbeddingModel(config);
       return async (db) => {
         const [{ createEmbedder }, { reembed }, { createUsageStore }] = await Promise.all([
           import('./embeddings/create-embedder.js'),
@@ -119,7 +124,12 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
         for (const prefix of prefixes) {
           if (await keys.revoke(prefix)) return void process.stdout.write(`revoked key ${prefix}\n`);
         }
-        throw new UsageError(`no active key with prefix ${prefixes[0]}`);
+        // Revoking twice is what was asked: a retried script succeeds. Named by a prefix, never by what was typed,
+        // which may be a chosen key whole.
+        const known = await db.query<{ prefix: string }>('SELECT prefix FROM api_keys WHERE prefix = ANY($1) LIMIT 1', [prefixes]);
+        if (known.rows[0]) return void process.stdout.write(`key ${known.rows[0].prefix} was already revoked\n`);
+        const shown = /^(tm_)?[a-z0-9]{10}$/.test(given) ? prefixes[0] : prefixOf(given);
+        throw new CommandFailed(`no key with prefix ${shown}`);
       };
     },
   },
@@ -162,6 +172,8 @@ const COMMANDS: Record<string, { usage: string; prepare: Command; failureCode?: 
     prepare: (args) => {
       const roleId = uuid(args, 'role');
       return async (db) => {
+        // A mistyped id must not read as a role with no scored candidates.
+        if (!(await db.query('SELECT 1 FROM roles WHERE id = $1', [roleId])).rowCount) throw new CommandFailed(`no role ${roleId}`);
         const { exportScoresCsv } = await import('./audit/export-scores.js');
         await written(process.stdout, await exportScoresCsv(db, roleId));
       };
@@ -232,16 +244,26 @@ async function main(): Promise<number> {
   }
 }
 
+/** The configured embedding model is a pinned embedding model, or a ConfigError names LLM_EMBEDDING_MODEL. */
+function assertEmbeddingModel(config: Config): void {
+  const registry = loadPinnedRegistry(config.MODEL_REGISTRY_PATH);
+  if (registry.embedding(config.llm.embeddingModel)) return;
+  const known = registry.models.filter((m) => m.kind === 'embedding').map((m) => m.id).join(', ');
+  throw new ConfigError(`LLM_EMBEDDING_MODEL: "${config.llm.embeddingModel}" is not a pinned embedding model; pinned in ${config.MODEL_REGISTRY_PATH}: ${known}`);
+}
+
 /** The errors whose message says it all: told as one line, without a stack. */
 async function knownError(err: unknown): Promise<boolean> {
-  if (err instanceof UsageError || err instanceof ConfigError) return true;
-  // Loaded already if the error is one of theirs (the database was opened).
-  const [{ DatabaseUnreachableError }, { DataDirInUseError }, { MigrationError }] = await Promise.all([
+  if (err instanceof UsageError || err instanceof ConfigError || err instanceof CommandFailed) return true;
+  // Loaded already if the error is one of theirs (the database was opened, a model called).
+  const [{ DatabaseUnreachableError }, { DataDirInUseError }, { MigrationError }, { ModelCallError }] = await Promise.all([
     import('./bootstrap.js'),
     import('./db/data-dir-lock.js'),
     import('./db/migrate.js'),
+    import('./llm/errors.js'),
   ]);
-  return err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof DatabaseUnreachableError;
+  // A model server's refusal (reembed) says what failed and what to check (its hint): the operator's to fix.
+  return err instanceof DataDirInUseError || err instanceof MigrationError || err instanceof DatabaseUnreachableError || err instanceof ModelCallError;
 }
 
 main().then(

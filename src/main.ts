@@ -51,6 +51,9 @@ async function main(): Promise<void> {
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
       throw new ListenError(`cannot listen on ${config.HOST}:${config.PORT} (${code}); every process, a worker too, serves HTTP: give each on a host its own PORT, or PORT=0 for any free one`);
     }
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      throw new ListenError(`cannot listen on ${config.HOST}:${config.PORT} (${code}): HOST names no address of this machine; use an address (0.0.0.0, 127.0.0.1, ::) or a name that resolves to one`);
+    }
     throw err;
   });
   logger.info(

@@ -1,7 +1,7 @@
 // The operator CLI in a child process: a bad argument is a usage error (exit 2) that changes nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -176,9 +176,19 @@ test('migrate applies every migration to a new data directory and exits; revoke-
     assert.equal(revoked.status, 0, `${given}: ${revoked.stderr}`);
     assert.equal(revoked.stdout, `revoked key ${prefix}\n`);
   }
+  // Revoked twice (a retried script): done, as asked.
   const twice = cli(['revoke-api-key', '--prefix', keys[0]!.prefix], dataDir);
-  assert.equal(twice.status, 2, 'a key revoked already is no active key');
-  assert.match(twice.stderr, /no active key with prefix/);
+  assert.equal(twice.status, 0, twice.stderr);
+  assert.equal(twice.stdout, `key ${keys[0]!.prefix} was already revoked\n`);
+  // A key nobody has: exit 1, one line, named by its hash prefix, never by what was typed (a chosen key, whole).
+  const typo = 'my-Very-Secret-Bootstrap-Key-2024!';
+  const unknown = cli(['revoke-api-key', '--prefix', typo], dataDir);
+  assert.equal(unknown.status, 1, unknown.stderr);
+  assert.match(unknown.stderr, /^talent-matcher: no key with prefix [0-9a-f]{10}\n$/);
+  assert.ok(!unknown.stderr.includes(typo));
+  // A role id nobody has is not a role without scores.
+  const noRole = cli(['export-scores', '--role', '00000000-0000-4000-8000-000000000000'], dataDir);
+  assert.deepEqual([noRole.status, noRole.stdout, noRole.stderr], [1, '', 'talent-matcher: no role 00000000-0000-4000-8000-000000000000\n']);
   const byKey = cli(['revoke-api-key', '--prefix', chosen], dataDir);
   assert.equal(byKey.status, 0, `the chosen key given whole: ${byKey.stderr}`);
   assert.equal(byKey.stdout, `revoked key ${bootstrapPrefix}\n`, 'the prefix the boot logged');
@@ -189,6 +199,23 @@ test('migrate applies every migration to a new data directory and exits; revoke-
   } finally {
     await db.close();
   }
+});
+
+test('operator mistakes are one line naming what to fix: a DATA_DIR that is a file, an embedding model nobody pinned', (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tm-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'a-file');
+  writeFileSync(file, '');
+  const run = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, [...TS_NODE_ARGS, 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 60_000 });
+  const notADir = run(['migrate'], { DATA_DIR: file });
+  assert.deepEqual([notADir.status, notADir.stderr], [1, `talent-matcher: DATA_DIR=${file} cannot hold the database: a file, not a directory, is in the way\n`]);
+  // Told before the database is opened (and migrated), naming the variable.
+  const model = run(['reembed'], { DATA_DIR: path.join(dir, 'db'), EMBEDDINGS: 'llm', LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_EMBEDDING_MODEL: 'nope-model' });
+  assert.equal(model.status, 1, model.stderr);
+  assert.match(model.stderr, /^talent-matcher: LLM_EMBEDDING_MODEL: "nope-model" is not a pinned embedding model; pinned in \S+: .*text-embedding-3-small/);
+  assert.doesNotMatch(model.stderr, /\n\s+at /, 'no stack trace');
+  assert.equal(existsSync(path.join(dir, 'db')), false, 'no database was made');
 });
 
 test('a database in memory is refused: a command would change one that vanishes when it exits', () => {

@@ -2,9 +2,9 @@
 import { runManifest, type RunManifest } from '../audit/manifest.js';
 import { memoizeUntilErased } from '../cache/erasure-epoch.js';
 import { ConfigError, type Config } from '../config.js';
-import { createLlmEngine, isBudgetError, loadPinnedRegistry, runBudget, type LlmEngine } from '../llm/engine.js';
+import { createLlmEngine, isBudgetError, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
-import { assertAgentModels, type ModelRegistry } from '../llm/model-registry.js';
+import { assertAgentModels, loadPinnedRegistry, type ModelRegistry } from '../llm/model-registry.js';
 import type { Engine } from '../matching/domain.js';
 import type { ClaimedRun } from '../runs/run-queue.js';
 import type { Services } from '../services.js';

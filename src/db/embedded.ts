@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { access, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ConfigError } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { createSocketDir } from './socket-dirs.js';
 import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
@@ -205,10 +206,17 @@ function spawnThread(data: ThreadData, transfer: ArrayBuffer[]): Worker {
  * one the service does not own (and so cannot chmod) is left as it is.
  */
 async function privateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPERM') throw err;
-  });
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPERM') throw err;
+    });
+  } catch (err) {
+    // The operator's to fix, in one line naming the variable: not a stack trace around "EEXIST: mkdir".
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file, not a directory, is in the way' : code === 'EACCES' ? 'permission denied' : code === 'EROFS' ? 'the file system is read-only' : (err as Error).message;
+    throw new ConfigError(`DATA_DIR=${dir} cannot hold the database: ${why}`);
+  }
 }
 
 /**

@@ -188,7 +188,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
       }
       if (opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
-      const hint = failureHint(failure.status, { model: model!.id });
+      const hint = failureHint(failure.status, { model: model!.id }, '', failure.kind);
       throw new ModelCallError({ agent: EMBEDDER_AGENT, model: model!.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: batch.join('\n'), kind: failure.kind, retryAfterMs: failure.retryAfterMs });
     }
   }

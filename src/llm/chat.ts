@@ -319,7 +319,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
         throw err;
       }
       const failure = classifyAttempt(err);
-      const hint = failureHint(failure.status, body, err instanceof Error ? err.message : '');
+      const hint = failureHint(failure.status, body, err instanceof Error ? err.message : '', failure.kind);
       throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent(), kind: failure.kind, retryAfterMs: failure.retryAfterMs });
     }
   }

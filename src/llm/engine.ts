@@ -1,5 +1,4 @@
 // The LLM engine: one client, a chat caller capped by the process's model-request limiter, the ledger-backed sink, and a budget per claimed run.
-import { existsSync } from 'node:fs';
 import type OpenAI from 'openai';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { createLlmAgents } from '../agents/llm/index.js';
@@ -10,7 +9,7 @@ import { createChatCaller, type ChatCaller, type LlmLogger } from './chat.js';
 import { createLlmClient } from './client.js';
 import { BudgetExceededError, DeadlineExceededError } from './errors.js';
 import type { LedgerEntry, LedgerSink } from './ledger.js';
-import { defaultModelsPath, loadModelRegistry, type ModelRegistry } from './model-registry.js';
+import type { ModelRegistry } from './model-registry.js';
 import type { LlmSettings } from './settings.js';
 
 export type LlmMetrics = Pick<Metrics, 'modelCallDuration' | 'modelTokens' | 'modelCost' | 'structuredReasks' | 'unscoredCandidates'>;
@@ -79,10 +78,6 @@ export function createUsageSink(deps: { usage?: Pick<UsageLedger, 'record'>; met
   };
 }
 
-/** MODEL_REGISTRY_PATH as given, or the bundled registry when the default relative path is not under the working directory. */
-export function loadPinnedRegistry(path: string): ModelRegistry {
-  return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
-}
 
 // Per round: expander turns, the retrieval's query embedding, rerank batches over retrieval plus the largest backlog,
 // one call per scored candidate, one reflection; each structured call may be re-asked. A runaway guard, not a tuning knob.

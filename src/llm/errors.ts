@@ -173,14 +173,18 @@ export function describeZodIssues(issues: readonly z.core.$ZodIssue[]): string[]
 }
 
 /**
- * What the operator can check after the server refused a request (ModelCallError's hint): a 404 is the wrong base URL
- * or a model the server does not serve; a 400 or 422 names what this request needed from the server.
+ * What the operator can check after the server refused a request (ModelCallError's hint): no connection is the
+ * server's address or the server down; a 401 or 403 is the key; a 404 is the wrong base URL or a model the server
+ * does not serve; a 400 or 422 names what this request needed from the server.
  */
 export function failureHint(
   status: number | null,
   body: { model: string; tools?: unknown[]; response_format?: { type?: string } },
   words = '',
+  kind?: string,
 ): string | undefined {
+  if (kind === 'connection') return 'check that the server LLM_BASE_URL names is up and reachable from this host';
+  if (status === 401 || status === 403) return 'check LLM_API_KEY: the server refused it';
   if (status === 404) return `check that LLM_BASE_URL is the server's OpenAI-compatible root (it ends in /v1) and that the server serves model ${body.model}`;
   if (status !== 400 && status !== 422 && status !== 413) return undefined;
   if (CONTEXT_OVERFLOW.test(words)) {

@@ -97,6 +97,11 @@ export function loadModelRegistry(path: string = defaultModelsPath()): ModelRegi
   return createModelRegistry(parsed.data.models);
 }
 
+/** MODEL_REGISTRY_PATH as given, or the bundled registry when the default relative path is not under the working directory. */
+export function loadPinnedRegistry(path: string): ModelRegistry {
+  return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
+}
+
 /** Boot check: every agent's model is a pinned chat model and the embedding model a pinned embedding model. */
 export function assertAgentModels(registry: ModelRegistry, settings: Pick<LlmSettings, 'agents' | 'embeddingModel'>): void {
   const problems: Array<{ agent: string; model: string; reason: string }> = [];

@@ -65,7 +65,6 @@ test('requests the HTTP parser refuses get a problem document: a control charact
 test('a request whose body is still arriving when the service closes is answered, not cut off', async () => {
   const body = JSON.stringify({ title: 'Go engineer', description: 'Builds Go services.' });
   const head = `POST /v1/roles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-  let closing: Promise<unknown> | undefined;
   // The client keeps its connection, as keep-alive pools do: the answer must close it, or the close waits for ever.
   const socket = net.connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -75,7 +74,7 @@ test('a request whose body is still arriving when the service closes is answered
   socket.write(head + body.slice(0, 10));
   await new Promise((resolve) => setTimeout(resolve, 200));
   closed = true;
-  closing = rt.close();
+  const closing = rt.close();
   await new Promise((resolve) => setTimeout(resolve, 200));
   socket.write(body.slice(10));
   const started = Date.now();

@@ -162,3 +162,12 @@ test('a server that repeats the provider key in its error never gets it into the
     assert.match(text, /Incorrect API key provided: \[REDACTED\]/);
   }
 });
+
+test('a server out of reach and a refused key each say what to check: the address, the key', async (t) => {
+  const h = await setupLlm({ settings: { maxRetries: 0 } });
+  t.after(h.close);
+  h.server.script(json(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+  assert.match((await refusal(askOnce(h))).message, /check LLM_API_KEY: the server refused it/);
+  await h.server.close();
+  assert.match((await refusal(askOnce(h))).message, /check that the server LLM_BASE_URL names is up and reachable from this host/);
+});
