@@ -73,3 +73,4 @@ export const CandidateSchema = z
 export type Candidate = z.infer<typeof CandidateSchema>;
 
 export const CandidateSummarySchema = CandidateSchema.omit({ resume: true }).meta({ id: 'CandidateSummary' });
+export type CandidateSummary = z.infer<typeof CandidateSummarySchema>;

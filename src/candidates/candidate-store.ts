@@ -5,7 +5,7 @@ import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql, readsScrubbedCopies } from '../retrieval/filters.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
-import type { Candidate } from './candidate-schemas.js';
+import type { Candidate, CandidateSummary } from './candidate-schemas.js';
 import { scrubRow, type RawScrubRow } from './candidate-service.js';
 import { readExisting, writeCandidates } from './candidate-upserts.js';
 import { currentCopiesFor } from './rescrub.js';
@@ -52,6 +52,10 @@ interface CandidateRow {
 }
 
 function rowToCandidate(r: CandidateRow): Candidate {
+  return { ...rowToSummary(r), resume: r.resume };
+}
+
+function rowToSummary(r: Omit<CandidateRow, 'resume'>): CandidateSummary {
   return {
     id: r.id,
     externalId: r.external_id,
@@ -62,16 +66,17 @@ function rowToCandidate(r: CandidateRow): Candidate {
     location: r.location,
     yearsExperience: r.years_experience,
     skills: r.skills,
-    resume: r.resume,
     embeddingModel: r.embedding_model,
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
 }
 
-const CANDIDATE_COLUMNS = `c.id, c.external_id, c.name, c.email, c.phone, c.headline, c.location, c.years_experience,
-  c.skills, c.resume, c.created_at, c.updated_at,
+// A list leaves the resume out: a page of long resumes was megabytes read and parsed for an answer without them.
+const SUMMARY_COLUMNS = `c.id, c.external_id, c.name, c.email, c.phone, c.headline, c.location, c.years_experience,
+  c.skills, c.created_at, c.updated_at,
   (SELECT string_agg(e.model, ',') FROM candidate_embeddings e WHERE e.candidate_id = c.id) AS embedding_model`;
+const CANDIDATE_COLUMNS = `${SUMMARY_COLUMNS}, c.resume`;
 
 export function vectorLiteral(v: number[]): string {
   return `[${v.join(',')}]`;
@@ -92,14 +97,14 @@ export function createCandidateStore(db: Database) {
       return r.rows[0] ? rowToCandidate(r.rows[0]) : null;
     },
 
-    async list(orgId: string, limit: number, after: Keyset | null): Promise<Candidate[]> {
-      const r = await db.query<CandidateRow>(
-        `SELECT ${CANDIDATE_COLUMNS} FROM candidates c
+    async list(orgId: string, limit: number, after: Keyset | null): Promise<CandidateSummary[]> {
+      const r = await db.query<Omit<CandidateRow, 'resume'>>(
+        `SELECT ${SUMMARY_COLUMNS} FROM candidates c
          WHERE c.org_id = $1 AND ($2::timestamptz IS NULL OR (c.created_at, c.id) < ($2::timestamptz, $3::uuid))
          ORDER BY c.created_at DESC, c.id DESC LIMIT $4`,
         [orgId, after?.createdAt ?? null, after?.id ?? null, limit],
       );
-      return r.rows.map(rowToCandidate);
+      return r.rows.map(rowToSummary);
     },
 
     /**

@@ -179,6 +179,18 @@ test('list is cursor-paginated, newest first, without resume text', async () => 
   assert.ok(older.every((id) => order.indexOf(id) >= 5), 'the older batch after it');
   const bad = await rt.app!.inject({ url: '/v1/candidates?cursor=not-a-cursor', headers: rt.auth() });
   assert.equal(bad.statusCode, 400);
+  // Nor is the text read: a page of long resumes was megabytes from the database for an answer without them.
+  const statements: string[] = [];
+  const query = rt.db.query;
+  rt.db.query = ((text: string, values?: unknown[]) => (statements.push(text), query.call(rt.db, text, values))) as typeof rt.db.query;
+  try {
+    assert.equal((await rt.app!.inject({ url: '/v1/candidates?limit=3', headers: rt.auth() })).statusCode, 200);
+  } finally {
+    rt.db.query = query;
+  }
+  const list = statements.filter((text) => /FROM candidates c/.test(text));
+  assert.equal(list.length, 1, statements.join('\n'));
+  assert.doesNotMatch(list[0]!, /resume/);
 });
 
 test('delete erases the candidate, its text and its vector; a second delete is 404', async () => {

@@ -46,7 +46,7 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
       const { limit, cursor } = request.query;
       const rows = await deps.candidateStore.list(callerOf(request).orgId, limit + 1, decodeCursor(cursor));
       const page = pageOf(rows, limit);
-      return { items: page.items.map(({ resume: _resume, ...summary }) => summary), nextCursor: page.nextCursor };
+      return { items: page.items, nextCursor: page.nextCursor };
     },
   });
 
