@@ -1,11 +1,12 @@
 // Keyset cursors for lists ordered by (created_at DESC, id DESC): opaque to clients, validated on the way in.
 import { z } from 'zod';
 import { BadRequestError } from '../errors.js';
+import { queryInteger } from './schemas.js';
 
 // Strict, like every body: a misspelt parameter (?stauts=, ?limit[]=) is a 400 naming it, never quietly ignored.
 export const PageQuerySchema = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1..100.'),
+    limit: queryInteger(1, 100).default(20).describe('Page size, 1..100.'),
     cursor: z.string().max(200).optional().describe('The nextCursor of the previous page.'),
   })
   .strict();

@@ -40,6 +40,17 @@ export function withDefault<T extends z.ZodType>(schema: T, value: z.util.NoUnde
     .transform((v) => v ?? value);
 }
 
+/**
+ * A whole number in a query string, in decimal digits only: z.coerce.number() took what Number() takes, so
+ * ?limit=0x10 was 16, ?limit=1e1 was 10, and ?after=%20 (a space) was 0.
+ */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^[0-9]{1,12}$/, { message: 'must be a whole number in decimal digits' })
+    .pipe(z.coerce.number<string>().int().min(min).max(max));
+}
+
 export const IdParamsSchema = z.object({ id: z.uuid({ message: 'must be a UUID' }) });
 
 export const Timestamp = z.iso.datetime().describe('ISO-8601 UTC timestamp');

@@ -1,6 +1,6 @@
 // The matching-run resource as the HTTP contract defines it.
 import { z } from 'zod';
-import { Timestamp, optional, text, withDefault } from '../http/schemas.js';
+import { Timestamp, optional, queryInteger, text, withDefault } from '../http/schemas.js';
 import { ENGINES, SUBSCORE_BOUNDS } from '../matching/domain.js';
 import { RoleInputSchema } from '../roles/role-schemas.js';
 
@@ -140,7 +140,7 @@ export const RunSummarySchema = RunSchema.omit({ shortlist: true }).meta({ id: '
 // Query schemas are strict (see PageQuerySchema): ?stauts=failed must not answer every run.
 export const ListRunsQuerySchema = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(20),
+    limit: queryInteger(1, 100).default(20),
     cursor: z.string().max(200).optional(),
     status: z.enum(RUN_STATUSES).optional(),
   })
@@ -150,9 +150,9 @@ export const ListRunsQuerySchema = z
 export const MAX_EVENT_SEQ = 2_147_483_647;
 
 export const EventsQuerySchema = z.object({
-  after: z.coerce.number().int().min(0).max(MAX_EVENT_SEQ).default(0).describe('Return events with seq greater than this.'),
+  after: queryInteger(0, MAX_EVENT_SEQ).default(0).describe('Return events with seq greater than this.'),
   // The contract's default for every list (API.md, Conventions).
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInteger(1, 100).default(20),
   cursor: z.string().max(200).optional().describe('The nextCursor of the previous page (same as after=<last seq>).'),
 }).strict();
 

@@ -191,6 +191,14 @@ test('events: { items: [{ seq, at, type, data }], nextCursor }, oldest first, 20
   assert.deepEqual((await call('GET', `${url}?after=5&limit=3`)).json().items.map((e: Json) => e.seq), [6, 7, 8]);
   assert.deepEqual((await call('GET', `${url}?after=${types.length}`)).json(), { items: [], nextCursor: null });
   for (const limit of [0, 101]) assertProblem(await call('GET', `${url}?limit=${limit}`), 400);
+  // Decimal digits only: what Number() reads (hex, exponents, signs, spaces) is no count of ours.
+  for (const bad of ['0x10', '1e1', '+5', '%205', '%20', '5.0']) {
+    for (const name of ['limit', 'after']) {
+      const res = await call('GET', `${url}?${name}=${bad}`);
+      assertProblem(res, 400);
+      assert.equal(res.json().errors[0].path, `querystring.${name}`, `${name}=${bad}`);
+    }
+  }
 });
 
 test('trace: { runId, items: [{ seq, at, kind, candidateId, data }], nextCursor }, a list like the others: 20 a page, the cursor goes on', async () => {
