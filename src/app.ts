@@ -2,7 +2,7 @@
 // process gets the same instance with the operations routes alone (/healthz, /readyz, /metrics).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -52,25 +52,50 @@ function parseQueryWithoutEmpties(query: string): Record<string, unknown> {
 // Fatal: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. A byte order mark is dropped.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+const notIdentity = (encoding: string) =>
+  new AppError(415, 'unsupported_media_type', 'Unsupported media type', `The body is sent with Content-Encoding ${JSON.stringify(encoding.slice(0, 40))}: send it uncompressed (no Content-Encoding, or identity).`);
+
 const notUtf8Charset = (charset: string) =>
   new AppError(415, 'unsupported_media_type', 'Unsupported media type', `JSON is sent as UTF-8; this body says it is ${JSON.stringify(charset.slice(0, 40))}. Send it as UTF-8, with charset=utf-8 or no charset.`);
 
-/** Answers a request Node's HTTP parser refused, as a problem document; a connection already broken is just closed. */
-function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, detail] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'The request headers are too large.']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'The request did not arrive in time.']
-        : [400, 'The request is not valid HTTP (a header holds a control character, or its length is given twice or in two ways).'];
-  const body = JSON.stringify(problem(status, status === 400 ? 'bad_request' : status === 431 ? 'headers_too_large' : 'request_timeout', STATUS_CODES[status]!, detail));
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+/**
+ * Answers a request Node's HTTP parser refused (or whose Expect it cannot meet), as a problem document with a request
+ * id and the security headers, counted in the request durations; a connection already broken is just closed.
+ */
+function clientErrorAnswerer(headers: Record<string, string>, observe: (status: number) => void) {
+  const head = (status: number, body: string) =>
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${crypto.randomUUID()}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      'Connection: close',
+    ].join('\r\n');
+  const answer = (status: number, type: string, title: string, detail: string) => {
+    const body = JSON.stringify(problem(status, type, title, detail));
+    observe(status);
+    return `${head(status, body)}\r\n\r\n${body}`;
+  };
+  return {
+    clientError(err: Error & { code?: string }, socket: Duplex): void {
+      if (err.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? answer(431, 'headers_too_large', 'Request headers too large', 'The request headers are too large.')
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? answer(408, 'request_timeout', 'Request timeout', 'The request did not arrive in time.')
+            : answer(400, 'bad_request', 'Bad request', `The request is not valid HTTP (${String(err.code ?? 'unreadable').slice(0, 40)}): a malformed request line, header or chunk, a control character in a header, or a body length given twice or in two ways.`),
+      );
+    },
+    /** An Expect header other than 100-continue: Node answered a bare 417 without a body. */
+    expectation(_req: IncomingMessage, res: ServerResponse): void {
+      res.socket?.end(answer(417, 'expectation_failed', 'Expectation failed', 'The only expectation this server meets is "Expect: 100-continue".'));
+    },
+  };
 }
 
 const prototypeKey = () =>
@@ -101,6 +126,9 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const security = securityHeaders();
+  // Requests refused before routing are counted as any other answer, under no route.
+  const refusedAnswer = (status: number) => services.metrics.httpDuration.labels('UNKNOWN', 'unmatched', String(status)).observe(0);
+  const refused = clientErrorAnswerer(security, refusedAnswer);
   const app = Fastify({
     // fastify gets no logger of its own: with one (or with any onResponse hook) it adds and removes a pair of
     // listeners on every response to learn when it finished, work a polled 304 does not need (docs/benchmarks.md,
@@ -126,15 +154,18 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     requestTimeout: 120_000,
     // Requests Node's parser refuses (a control character in a header, conflicting lengths, headers too large) are
     // answered with a problem document too, not fastify's own JSON.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: refused.clientError,
     // A path the router cannot read (bad percent-encoding, a parameter over 100 characters) is refused before any
     // hook runs: the answer gets the headers the onRequest hook below would have set, and is a problem document.
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
       reply.headers(security);
-      return sendFrameworkProblem(err, request, reply);
+      const answered = sendFrameworkProblem(err, request, reply);
+      services.metrics.httpDuration.labels(request.method, 'unmatched', String(reply.statusCode)).observe(0);
+      return answered;
     },
   }).withTypeProvider<ZodTypeProvider>();
+  app.server.on('checkExpectation', refused.expectation);
 
   // zod for every schema, with a compiled check in front of it for { id: uuid } params (src/http/validation.ts).
   app.setValidatorCompiler(fastValidatorCompiler);
@@ -152,6 +183,9 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   // JSON is UTF-8 (RFC 8259): a body that is not was stored with U+FFFD where its bytes were, and a charset naming
   // another encoding was ignored. Both are refused, and nothing is written.
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    // A compressed body was read as bytes of JSON ("not valid UTF-8"), and a plain one labelled gzip was stored.
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) return done(notIdentity(encoding), undefined);
     if (raw.length === 0) return done(null, undefined);
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) return done(notUtf8Charset(charset), undefined);

@@ -1,4 +1,5 @@
 // The single place where errors become RFC 9457 problem documents; 5xx details are logged, never returned.
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sqlState } from '../db/database.js';
@@ -28,6 +29,12 @@ const CLIENT_SQLSTATES: Record<string, string> = {
   '22008': 'A date or time in the request is out of range.',
   '22009': 'A time zone offset in the request is out of range.',
 };
+
+/** A problem type and title for a 4xx status: "range_not_satisfiable", "Range not satisfiable". */
+function clientErrorNames(status: number): [string, string] {
+  const words = (STATUS_CODES[status] ?? 'Bad request').toLowerCase();
+  return [words.replace(/[^a-z]+/g, '_'), words.charAt(0).toUpperCase() + words.slice(1)];
+}
 
 // An array of 20,000 bad items must not become a 20,000-entry answer: the first ones are enough to act on.
 const MAX_FIELD_ERRORS = 50;
@@ -128,7 +135,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, 429, 'too_many_requests', 'Too many requests', err.message);
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendProblem(reply, err.statusCode, 'bad_request', 'Bad request', err.message);
+      // Another client error (a static file's 403 or 416): its own type and title, not a 400's.
+      const [type, title] = clientErrorNames(err.statusCode);
+      return sendProblem(reply, err.statusCode, type, title, err.message);
     }
     request.log.error({ err }, 'unhandled error');
     return sendProblem(reply, 500, 'internal', 'Internal server error', 'Something went wrong on our side; it has been logged.');

@@ -51,15 +51,44 @@ test('requests the HTTP parser refuses get a problem document: a control charact
     [`GET /v1/roles HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\n\r\n`, 400],
     [`POST /v1/roles HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400],
     [`GET /v1/roles HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    // An expectation other than 100-continue: Node's own answer was a bare 417 without a body.
+    [`POST /v1/roles HTTP/1.1\r\nHost: x\r\nExpect: junk\r\nContent-Length: 2\r\n\r\n{}`, 417],
   ];
+  const counted = async () => (await rt.services.metrics.httpDuration.get()).values.filter((v) => v.metricName?.endsWith('_count') && v.labels.route === 'unmatched').reduce((n, v) => n + v.value, 0);
+  const before = await counted();
   for (const [request, status] of cases) {
-    const p = problemOf(await exchange([request]));
+    const answer = await exchange([request]);
+    const p = problemOf(answer);
     assert.equal(p.status, status, request.slice(0, 60));
     assert.equal(p.contentType, 'application/problem+json');
     assert.equal(p.body.status, status);
     assert.equal(typeof p.body.type, 'string');
     assert.equal(typeof p.body.detail, 'string');
+    // As every other answer: a request id, the security headers, one title per type ("Bad request", as elsewhere).
+    assert.match(answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    assert.match(answer, /\r\nx-content-type-options: nosniff\r\n/i);
+    if (status === 400) assert.equal(p.body.title, 'Bad request');
   }
+  assert.equal(await counted(), before + cases.length, 'each counted in the request durations');
+});
+
+test('a compressed body, or one labelled compressed, is refused with a 415 naming the encoding, and nothing is written', async () => {
+  const roles = async () => (await rt.db.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
+  const before = await roles();
+  for (const encoding of ['gzip', 'br']) {
+    const res = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: { ...rt.auth(), 'content-type': 'application/json', 'content-encoding': encoding }, payload: JSON.stringify({ title: 'T', description: 'D' }) });
+    assert.equal(res.statusCode, 415, res.body);
+    assert.match(res.json().detail, new RegExp(`Content-Encoding "${encoding}": send it uncompressed`));
+  }
+  const plain = await rt.app!.inject({ method: 'POST', url: '/v1/roles', headers: { ...rt.auth(), 'content-type': 'application/json', 'content-encoding': 'identity' }, payload: JSON.stringify({ title: 'T', description: 'D' }) });
+  assert.equal(plain.statusCode, 201, plain.body);
+  assert.equal(await roles(), before + 1);
+});
+
+test('a client error of another status is its own problem type: a static file out of range is 416, not bad_request', async () => {
+  const res = await rt.app!.inject({ url: '/index.html', headers: { range: 'bytes=99999999-' } });
+  assert.equal(res.statusCode, 416);
+  assert.deepEqual([res.json().type.split('/').at(-1), res.json().title], ['range_not_satisfiable', 'Range not satisfiable']);
 });
 
 test('a request whose body is still arriving when the service closes is answered, not cut off', async () => {
