@@ -1,5 +1,5 @@
 // npm run bench [-- <ingest|retrieval|polling|pipeline|concurrent|heuristic> [--count N ...]]: speed figures with targets.
-import { numberOption, parseArgs, type Args } from './lib/args.js';
+import { assertKnownOptions, numberOption, parseArgs, wantsHelp, type Args } from './lib/args.js';
 import { benchConcurrent } from './lib/bench-concurrent.js';
 import { benchHeuristic } from './lib/bench-heuristic.js';
 import { benchIngest } from './lib/bench-ingest.js';
@@ -9,6 +9,19 @@ import { benchRetrieval } from './lib/bench-retrieval.js';
 import { machineLine } from './lib/machine.js';
 
 type Bench = (args: Args) => Promise<void>;
+
+/** The options each benchmark takes (numbers): any other is refused. */
+const OPTIONS: Record<string, readonly string[]> = {
+  ingest: ['count'],
+  retrieval: ['count', 'queries'],
+  polling: ['duration', 'rounds'],
+  pipeline: ['count', 'latency'],
+  concurrent: ['runs', 'count', 'latency', 'jitter'],
+  heuristic: ['runs', 'count'],
+};
+const USAGE = `npm run bench [-- <${Object.keys(OPTIONS).join('|')}> [--option N ...]]\n${Object.entries(OPTIONS)
+  .map(([name, options]) => `  ${name.padEnd(11)}${options.map((o) => `--${o} N`).join(' ')}`)
+  .join('\n')}\nWith no benchmark named, all of them run, one after another (about 12 minutes).`;
 
 // None needs the labelled dataset: every input is generated, so `npm run bench` with no argument runs them all.
 const BENCHES: Record<string, Bench> = {
@@ -46,14 +59,13 @@ function serviceEnv(pairs: string): Record<string, string> {
 }
 
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) return void console.log(`usage: ${USAGE}`);
   const args = parseArgs(process.argv.slice(2));
-  console.log(machineLine());
   const names = args.command ? [args.command] : Object.keys(BENCHES);
-  for (const name of names) {
-    const bench = BENCHES[name];
-    if (!bench) throw new Error(`unknown benchmark "${name}"; one of: ${Object.keys(BENCHES).join(', ')}`);
-    await bench(args);
-  }
+  for (const name of names) if (!BENCHES[name]) throw new Error(`unknown benchmark "${name}"; one of: ${Object.keys(BENCHES).join(', ')}`);
+  assertKnownOptions(args, [...new Set(names.flatMap((name) => OPTIONS[name] ?? []))], USAGE);
+  console.log(machineLine());
+  for (const name of names) await BENCHES[name]!(args);
 }
 
 main().then(

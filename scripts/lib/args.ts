@@ -38,3 +38,14 @@ export function requiredOption(args: Args, name: string, usage: string): string 
   if (!v || v === 'true') throw new Error(`--${name} is required\nusage: ${usage}`);
   return v;
 }
+
+/** Whether the arguments ask for help (--help, -h, help): the script prints its usage and exits 0. */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h') || argv[0] === 'help';
+}
+
+/** Refuses an option the command does not take: a misspelt one (--cuont) was silently ignored, its default used. */
+export function assertKnownOptions(args: Args, known: readonly string[], usage: string): void {
+  const unknown = [...args.options.keys()].filter((name) => !known.includes(name));
+  if (unknown.length) throw new Error(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `--${n}`).join(', ')}\nusage: ${usage}`);
+}
