@@ -5,8 +5,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { openDatabase } from '../../src/db/database.js';
 
-test('a new data directory on disk is initialised (initdb in a child process), serves, and keeps its data across a restart', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'tm-embedded-'));
+test('a new data directory on disk is initialised (initdb in a child process), serves, keeps its data across a restart, and is private to the service user', async () => {
+  const parent = await mkdtemp(path.join(tmpdir(), 'tm-embedded-'));
+  const dir = path.join(parent, 'data');
+  const mode = async (p: string) => (await stat(p)).mode & 0o777;
   try {
     const first = await openDatabase({ dataDir: dir, poolMax: 1 });
     try {
@@ -16,32 +18,20 @@ test('a new data directory on disk is initialised (initdb in a child process), s
     } finally {
       await first.close();
     }
+    // The database writes its files (the write-ahead log with every row) readable by all: the directory keeps them in.
+    assert.deepEqual([await mode(dir), await mode(path.join(dir, 'pgdata'))], [0o700, 0o700]);
+    // One that was opened to others is made private again at the next start.
+    await chmod(dir, 0o755);
     const again = await openDatabase({ dataDir: dir, poolMax: 1 });
     try {
+      assert.equal(await mode(dir), 0o700);
       const { rows } = await again.query<{ v: string }>('SELECT v FROM kept');
       assert.deepEqual(rows, [{ v: 'across restarts' }]);
     } finally {
       await again.close();
     }
   } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
-
-test('the data directory is private to the service user, a new one and one that was open to others', async () => {
-  const parent = await mkdtemp(path.join(tmpdir(), 'tm-embedded-'));
-  const mode = async (p: string) => (await stat(p)).mode & 0o777;
-  try {
-    const dir = path.join(parent, 'new');
-    const db = await openDatabase({ dataDir: dir, poolMax: 1 });
-    await db.close();
-    // The database writes its files (the write-ahead log with every row) readable by all: the directory keeps them in.
-    assert.deepEqual([await mode(dir), await mode(path.join(dir, 'pgdata'))], [0o700, 0o700]);
-    await chmod(dir, 0o755);
-    const again = await openDatabase({ dataDir: dir, poolMax: 1 });
-    await again.close();
-    assert.equal(await mode(dir), 0o700);
-  } finally {
     await rm(parent, { recursive: true, force: true });
   }
 });
+
