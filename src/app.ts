@@ -58,24 +58,30 @@ const notIdentity = (encoding: string) =>
 const notUtf8Charset = (charset: string) =>
   new AppError(415, 'unsupported_media_type', 'Unsupported media type', `JSON is sent as UTF-8; this body says it is ${JSON.stringify(charset.slice(0, 40))}. Send it as UTF-8, with charset=utf-8 or no charset.`);
 
+/** The request's id: the client's x-request-id if it is a safe one, else a new one. */
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+}
+
 /**
  * Answers a request Node's HTTP parser refused (or whose Expect it cannot meet), as a problem document with a request
  * id and the security headers, counted in the request durations; a connection already broken is just closed.
  */
 function clientErrorAnswerer(headers: Record<string, string>, observe: (status: number) => void) {
-  const head = (status: number, body: string) =>
+  const head = (status: number, body: string, requestId: string) =>
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
       `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
       `Content-Length: ${Buffer.byteLength(body)}`,
-      `x-request-id: ${crypto.randomUUID()}`,
+      `x-request-id: ${requestId}`,
       ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
       'Connection: close',
     ].join('\r\n');
-  const answer = (status: number, type: string, title: string, detail: string) => {
+  const answer = (status: number, type: string, title: string, detail: string, requestId: string = crypto.randomUUID()) => {
     const body = JSON.stringify(problem(status, type, title, detail));
     observe(status);
-    return `${head(status, body)}\r\n\r\n${body}`;
+    return `${head(status, body, requestId)}\r\n\r\n${body}`;
   };
   return {
     clientError(err: Error & { code?: string }, socket: Duplex): void {
@@ -92,8 +98,8 @@ function clientErrorAnswerer(headers: Record<string, string>, observe: (status: 
       );
     },
     /** An Expect header other than 100-continue: Node answered a bare 417 without a body. */
-    expectation(_req: IncomingMessage, res: ServerResponse): void {
-      res.socket?.end(answer(417, 'expectation_failed', 'Expectation failed', 'The only expectation this server meets is "Expect: 100-continue".'));
+    expectation(req: IncomingMessage, res: ServerResponse): void {
+      res.socket?.end(answer(417, 'expectation_failed', 'Expectation failed', 'The only expectation this server meets is "Expect: 100-continue".', requestIdOf(req)));
     },
   };
 }
@@ -138,10 +144,7 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
     logger: false,
     ...(opts.loggerInstance ? { childLoggerFactory: requestLoggerFactory(opts.loggerInstance) } : {}),
     bodyLimit: 1024 * 1024,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : crypto.randomUUID();
-    },
+    genReqId: requestIdOf,
     requestIdHeader: false,
     routerOptions: { querystringParser: parseQueryWithoutEmpties },
     ajv: { customOptions: { removeAdditional: false } },

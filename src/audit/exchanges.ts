@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { AGENT_HEADER, type ModelExchange } from '../llm/chat.js';
 import { stableStringify } from '../llm/structured.js';
+import { redactSecrets } from '../text/log-safe-text.js';
 
 // Fields a client may vary between two sends of the same request; none of them changes what the model is asked.
 const VOLATILE_FIELDS = ['user', 'metadata', 'store', 'stream_options', 'service_tier', 'prompt_cache_key'];
@@ -50,9 +51,19 @@ export function exchangeRecord(x: ModelExchange, iteration: number): ExchangeRec
     requestHash: requestHash(x.request),
     schemaHash: format?.type === 'json_schema' ? sha256(stableStringify(format.json_schema)) : null,
     request: x.request,
-    response: x.response,
+    // A server (or a gateway) may repeat the provider key in its answer, an error inside an HTTP 200 among them: the
+    // trail, which the organisation's users read, holds it cut, as the error beside it is.
+    response: redactedDeep(x.response),
     error: x.error,
   };
+}
+
+/** Every string in a JSON value with the process's secrets cut (redactSecrets); the value itself is not changed. */
+function redactedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (Array.isArray(value)) return value.map(redactedDeep);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactedDeep(v)]));
+  return value;
 }
 
 export interface ReplayStats {

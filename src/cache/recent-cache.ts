@@ -125,7 +125,8 @@ export function memoizeRefreshing<V>(
     entry.value.then(
       () => {
         entry.ready = true;
-        if (opts.spacing) entry.freshFor = Math.max(ttlMs, opts.spacing * (now() - entry.at));
+        // Never past maxAgeMs: beyond it a value is reloaded and waited for, however long its load took.
+        if (opts.spacing) entry.freshFor = Math.min(maxAgeMs, Math.max(ttlMs, opts.spacing * (now() - entry.at)));
       },
       () => entries.get(key) === entry && entries.delete(key),
     );

@@ -1,6 +1,6 @@
 // The candidate resource as the HTTP contract defines it.
 import { z } from 'zod';
-import { SkillList, Timestamp, optional, text } from '../http/schemas.js';
+import { SkillList, Timestamp, optional, requiredText, text } from '../http/schemas.js';
 
 export const MAX_CANDIDATES_PER_REQUEST = 500;
 // 500 candidates of up to 100,000 plain ASCII characters each fit (multi-byte or escaped text takes more bytes, and
@@ -9,7 +9,7 @@ export const CANDIDATE_BODY_LIMIT = 64 * 1024 * 1024;
 
 export const CandidateInputSchema = z
   .object({
-    externalId: text(1, 200).describe('Your id for this candidate; upserts are keyed by it.'),
+    externalId: requiredText(1, 200).describe('Your id for this candidate; upserts are keyed by it.'),
     // Optional fields: null is left out, which an upsert clears (see optional).
     name: optional(text(1, 300)).describe('PII: returned only by candidate routes.'),
     email: optional(text(3, 320)).describe('PII: returned only by candidate routes.'),
@@ -26,7 +26,7 @@ export const CandidateInputSchema = z
         .refine((v) => v === 0 || Math.fround(v) !== 0, { message: 'is too small to store: send 0 or a value of at least 1e-45' }),
     ),
     skills: optional(SkillList).describe('Extracted from the resume when absent.'),
-    resume: text(1, 100_000).describe('Markdown or plain text.'),
+    resume: requiredText(1, 100_000).describe('Markdown or plain text.'),
   })
   .strict();
 

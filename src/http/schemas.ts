@@ -5,18 +5,22 @@ import { LONE_SURROGATE } from '../text/storable.js';
 // A lone UTF-16 surrogate ("\ud800" in JSON) is not text: PostgreSQL refuses it inside jsonb and silently
 // replaces it elsewhere, so one field would answer 400 without a path and another would store U+FFFD.
 
-/**
- * Text that PostgreSQL can store: no NUL characters, no lone surrogates, bounded length. A field that must not be
- * empty (min >= 1) must not be only whitespace either: a role titled " " or a resume of line breaks is as empty.
- */
+/** Text that PostgreSQL can store: no NUL characters, no lone surrogates, bounded length. */
 export function text(min: number, max: number) {
   return z
     .string()
     .min(min)
     .max(max)
-    .refine((s) => min === 0 || /\S/u.test(s), { message: 'must not be only whitespace' })
     .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL characters' })
     .refine((s) => !LONE_SURROGATE.test(s), { message: 'must be valid Unicode text (a lone surrogate escape was sent)' });
+}
+
+/**
+ * A required text (a role's title and description, a resume, an external id), which must hold more than whitespace:
+ * a role titled " " or a resume of line breaks is as empty as none, and ran to a shortlist that meant nothing.
+ */
+export function requiredText(min: number, max: number) {
+  return text(min, max).refine((s) => /\S/u.test(s), { message: 'must not be only whitespace' });
 }
 
 /**
@@ -45,10 +49,14 @@ export function withDefault<T extends z.ZodType>(schema: T, value: z.util.NoUnde
  * ?limit=0x10 was 16, ?limit=1e1 was 10, and ?after=%20 (a space) was 0.
  */
 export function queryInteger(min: number, max: number) {
-  return z
-    .string()
-    .regex(/^[0-9]{1,12}$/, { message: 'must be a whole number in decimal digits' })
-    .pipe(z.coerce.number<string>().int().min(min).max(max));
+  return (
+    z
+      .string()
+      .regex(/^[0-9]{1,12}$/, { message: 'must be a whole number in decimal digits' })
+      .pipe(z.coerce.number<string>().int().min(min).max(max))
+      // The OpenAPI document describes what a client sends: a whole number in its bounds, not the string it arrives as.
+      .meta({ type: 'integer', minimum: min, maximum: max, pattern: undefined })
+  );
 }
 
 export const IdParamsSchema = z.object({ id: z.uuid({ message: 'must be a UUID' }) });

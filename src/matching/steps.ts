@@ -133,7 +133,9 @@ const score: Step = async (ctx, deps) => {
         const { cancelRequested } = await deps.saveEntries(written, batch.map((w) => w.entry));
         if (cancelRequested) failed ??= new CancelRequested();
       } catch (err) {
-        failed ??= err;
+        // A write that failed outranks a cancel reported before it: entries are missing, and no checkpoint may
+        // record the step as done (workflow.ts writes one after a cancel alone).
+        if (failed === null || failed instanceof CancelRequested) failed = err;
       }
     }
     writing = null;

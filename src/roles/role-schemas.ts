@@ -1,12 +1,12 @@
 // The role resource as the HTTP contract defines it.
 import { z } from 'zod';
-import { SkillList, Timestamp, optional, text } from '../http/schemas.js';
+import { SkillList, Timestamp, optional, requiredText, text } from '../http/schemas.js';
 import { SENIORITIES } from '../matching/domain.js';
 
 export const RoleInputSchema = z
   .object({
-    title: text(1, 300),
-    description: text(1, 50_000),
+    title: requiredText(1, 300),
+    description: requiredText(1, 50_000),
     // Optional fields: null is left out (see optional).
     mustHaveSkills: optional(SkillList),
     niceToHaveSkills: optional(SkillList),

@@ -171,3 +171,13 @@ test('memoizeRefreshing with spacing keeps a slow load fresh for that many times
   await memo('org');
   assert.equal(loads, 2, 'reloaded in the background once 3,000 ms old');
 });
+
+test('memoizeRefreshing with spacing never keeps a value fresh past maxAgeMs: a load of minutes is still reloaded then', async () => {
+  let clock = 0;
+  let loads = 0;
+  const memo = memoizeRefreshing(10, 5_000, async (key) => ((loads++, (clock += 1_000)), key), { now: () => clock, spacing: 30 });
+  await memo('org');
+  clock += 4_500; // fresh by spacing (30 x 1,000 ms) for longer than maxAgeMs allows
+  await memo('org');
+  assert.equal(loads, 2, 'past maxAgeMs: reloaded');
+});

@@ -112,6 +112,10 @@ test('the OpenAPI document lists every path of the contract', async () => {
   for (const field of ['id', 'roleId', 'status', 'engine', 'progress', 'stop', 'usage', 'shortlist', 'error']) {
     assert.ok(run.properties[field], `MatchingRun.${field}`);
   }
+  // Counts in the query are whole numbers in their bounds, as a generated client should send them.
+  const query = (path: string, name: string) => doc.paths[path].get.parameters.find((p: { in: string; name: string }) => p.in === 'query' && p.name === name)?.schema;
+  assert.deepEqual(query('/v1/candidates', 'limit'), { default: 20, type: 'integer', minimum: 1, maximum: 100 });
+  assert.deepEqual(query('/v1/matching-runs/{id}/events', 'after'), { default: 0, type: 'integer', minimum: 0, maximum: 2_147_483_647 });
   assert.equal((await rt.app!.inject({ url: '/docs' })).statusCode < 400, true);
 });
 

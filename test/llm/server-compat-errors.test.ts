@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { createLlmEmbedder } from '../../src/embeddings/llm-embedder.js';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { exchangeRecord } from '../../src/audit/exchanges.js';
 import { ModelCallError } from '../../src/llm/errors.js';
+import { neverLog } from '../../src/text/log-safe-text.js';
 import { openAiErrorBody } from '../../src/llm/error-body.js';
 import { ask } from '../../src/llm/structured.js';
 import { runTools } from '../../src/llm/tool-runner.js';
@@ -161,6 +164,18 @@ test('a server that repeats the provider key in its error never gets it into the
     assert.ok(!text.includes(key) && !text.includes('sk-proj-abc'), text);
     assert.match(text, /Incorrect API key provided: \[REDACTED\]/);
   }
+});
+
+test('an answer that repeats the provider key (an error inside an HTTP 200) goes to the trail with the key cut', () => {
+  const key = 'gateway-canary-key-trail-7a6b5c';
+  neverLog(key);
+  const response = { error: { message: `Incorrect API key provided: ${key}` }, choices: [] } as unknown as ChatCompletion;
+  const record = exchangeRecord(
+    { agent: 'scorer', orgId: ORG, runId: 'run_1', model: 'fake-chat', attempt: 1, candidateIds: [], request: { model: 'fake-chat', messages: [] }, response, error: { status: 200, message: 'x' }, outcome: 'error', requestId: null, latencyMs: 1 },
+    1,
+  );
+  assert.deepEqual(record.response, { error: { message: 'Incorrect API key provided: [REDACTED]' }, choices: [] });
+  assert.ok(JSON.stringify(response).includes(key), 'the answer itself is left as it came');
 });
 
 test('a server out of reach and a refused key each say what to check: the address, the key', async (t) => {

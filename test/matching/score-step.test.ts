@@ -106,3 +106,26 @@ test('a candidate the reranker takes from the backlog is written with its retrie
   const scores = Object.fromEntries(saved.map((e) => [e.candidateId, e.retrievalScore]));
   assert.deepEqual(scores, { [ids[2]!]: 0.031, [ids[0]!]: 0.05 });
 });
+
+test('a write that fails after one that reported a cancel is what the step ends with: no checkpoint may count its entry', async () => {
+  const { deps, scored } = depsWith(0);
+  const deferred: Array<Promise<void>> = [];
+  deps.defer = (writes) => {
+    // Handled at once and read below, as the workflow does: not an unhandled rejection meanwhile.
+    writes.catch(() => {});
+    deferred.push(writes);
+  };
+  let calls = 0;
+  deps.saveEntries = async () => {
+    if (++calls === 1) {
+      // The second scorer answers while the first entry is written: its entry goes in a second write.
+      while (scored.length < 2) await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      return { cancelRequested: true };
+    }
+    throw new Error('connection lost');
+  };
+  await STEP_FUNCTIONS.score(roundToScore(), deps);
+  await assert.rejects(deferred[0]!, /connection lost/);
+  assert.ok(calls >= 2, `writes: ${calls}`);
+});
