@@ -251,3 +251,11 @@ test('totalOf re-checks every bound itself: a part out of bounds, fractional or 
     }
   }
 });
+
+test('the role title counts as whole words: "Tax Advisor" is not in "Syntax Advisor" (nor "Go Developer" in "Django Developer")', async () => {
+  const hardSkills = async (title: string, line: string) =>
+    (await scoreOf(view(`${line} at Acme, 2019 - 2024.`), { ...ROLE, title, description: 'Advises clients.', mustHaveSkills: [], niceToHaveSkills: [] })).subscores.hardSkills;
+  const inside = await hardSkills('Tax Advisor', 'Syntax Advisor');
+  assert.equal(inside, await hardSkills('Pay Advisor', 'Syntax Advisor'), 'a title inside a longer word is as far off as another title');
+  assert.ok((await hardSkills('Tax Advisor', 'Tax Advisor')) > inside);
+});

@@ -58,8 +58,9 @@ function coverage(skills: string[], have: ReadonlySet<string>, resume: ResumeTex
 function titleFit(role: RoleProfile, resume: ResumeText): number {
   const t = role.titleTokens;
   if (t.length === 0) return 0;
-  const phrase = t.join(' ');
-  if (resume.passages.some((p) => p.tokens.join(' ').includes(phrase))) return 1;
+  // At word edges: "go developer" is not in "django developer", nor "ml engineer" in "html engineer".
+  const phrase = ` ${t.join(' ')} `;
+  if (resume.passages.some((p) => ` ${p.tokens.join(' ')} `.includes(phrase))) return 1;
   return (0.6 * t.filter((x) => resume.tokens.has(x)).length) / t.length;
 }
 
