@@ -18,6 +18,8 @@ export interface RoundState {
    * leaves without it). Absent from checkpoints written before it existed.
    */
   pickedScores?: Record<string, number>;
+  /** Why the reflector let the run go on (its reasoning for a stop is the stop's). Absent before it reflects. */
+  reflection?: string;
 }
 
 export interface ScoredSummary {

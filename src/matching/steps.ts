@@ -215,7 +215,7 @@ const reflect: Step = async (ctx, deps) => {
   await deps.trace('iteration.reflected', { iteration: ctx.iteration, ...out });
   // The workflow does not reflect on the last allowed round (the cap ends it after scoring); a checkpoint written
   // before that rule may still reach here on its last round, and then the cap, not the reflector, is why it ends.
-  if (!out.stop || ctx.iteration >= ctx.params.maxIterations) return { ...ctx, hints: out.hints };
+  if (!out.stop || ctx.iteration >= ctx.params.maxIterations) return { ...ctx, hints: out.hints, round: { ...ctx.round, reflection: out.reasoning } };
   deps.logger.info({ iteration: ctx.iteration }, `Stopping iterations at ${ctx.iteration}: ${out.reasoning}`);
   return { ...ctx, hints: out.hints, stop: { reason: 'reflector', iteration: ctx.iteration, reasoning: out.reasoning } };
 };

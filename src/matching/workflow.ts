@@ -54,7 +54,8 @@ function stepEventData(ctx: RunContext, step: StepName): Record<string, unknown>
     case 'score':
       return { ...base, scored: ctx.scored.filter((s) => s.iteration === ctx.iteration).length, strong: strongCount(ctx) };
     case 'reflect':
-      return { ...base, stop: ctx.stop?.reason === 'reflector', reasoning: ctx.stop?.reasoning ?? null, hints: ctx.hints };
+      // The reasoning whichever way the reflector decided: a round that goes on says why, as a stop does.
+      return { ...base, stop: ctx.stop?.reason === 'reflector', reasoning: ctx.stop?.reasoning ?? ctx.round.reflection ?? null, hints: ctx.hints };
   }
 }
 
