@@ -77,3 +77,20 @@ test('every model agent is told not to weigh protected characteristics, whatever
   assert.ok(DATA_RULE.includes(FAIRNESS_RULE));
   for (const instructions of [SCORER_INSTRUCTIONS, RERANKER_INSTRUCTIONS]) assert.match(instructions, /Never let age, sex or gender/);
 });
+
+test('a protected criterion in the role title moves no score: the title is read without it', async () => {
+  const total = async (title: string, text: string) => {
+    const o = await scorer.score({ role: role({ title, description: 'Customer support by phone and email, in Zendesk.', mustHaveSkills: [] }), candidate: view(text) }, { orgId: 'o' });
+    assert.ok(o.status === 'scored');
+    return o.score.totalScore;
+  };
+  const pairs: Array<[string, string, string]> = [
+    ['Female Customer Support Agent', 'Female, 29.', 'Male, 29.'],
+    ['Customer Support Agent (Christian)', 'Volunteer at a Christian church.', 'Volunteer at an Islamic centre.'],
+    ['Native English Speaker, Customer Support', 'English: native.', 'English: fluent.'],
+  ];
+  for (const [title, a, b] of pairs) {
+    const job = '\nCustomer Support Agent, HelpCo, 2020 - 2025\n- Answered calls and emails in Zendesk.';
+    assert.equal(await total(title, `${a}${job}`), await total(title, `${b}${job}`), title);
+  }
+});

@@ -184,7 +184,7 @@ test('events page oldest first with after= and nextCursor', async () => {
   assert.deepEqual(types.slice(-2), ['candidates.scored', 'run.stopped'], "the last step (the last round's scoring: it is not reflected on), written with the finish, comes before the stop");
   assert.equal(types.filter((t) => t === 'iteration.reflected').length, 1, 'the first round is reflected on, the last is not');
   // A reflection that lets the run go on says why, as a stop does.
-  const reflected = (all as Array<{ type: string; data: { stop?: boolean; reasoning?: string | null } }>).find((e) => e.type === 'iteration.reflected')!;
+  const reflected = (all as unknown as Array<{ type: string; data: { stop?: boolean; reasoning?: string | null } }>).find((e) => e.type === 'iteration.reflected')!;
   assert.equal(reflected.data.stop, false);
   assert.match(reflected.data.reasoning ?? '', /\w{3,}/);
   const tail = (await rt.app!.inject({ url: `/v1/matching-runs/${run.id}/events?after=${all.length - 1}`, headers: rt.auth() })).json();

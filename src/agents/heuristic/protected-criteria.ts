@@ -52,3 +52,11 @@ export function fairDescription(role: { description: string }): string {
   if (text === undefined) fair.set(role, (text = withoutProtectedCriteria(role.description)));
   return text;
 }
+
+/**
+ * The role's title as the heuristic agents read it: without the words that state a protected criterion ("Female
+ * Customer Support Agent", "Young Sales Talent"). A title is no sentence to drop whole: its other words are the role.
+ */
+export function fairTitle(role: { title: string }): string {
+  return CRITERION_RE.test(role.title) ? role.title.replace(CRITERIA_RE, ' ').replace(/\s+/g, ' ').trim() : role.title;
+}

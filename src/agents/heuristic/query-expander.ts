@@ -6,6 +6,7 @@ import { tokenize } from '../../text/tokenize.js';
 import { sendOnce } from '../../db/database.js';
 import type { AgentCallContext, ExpandInput, ExpandOutput, PoolInsight, QueryExpander } from '../types.js';
 import { isSearchableSkill, keyTermsAsWritten, roleSkills } from './role-terms.js';
+import { fairTitle } from './protected-criteria.js';
 
 /** A filter matching fewer candidates than this is dropped: a starved search is worse than an unfiltered one. */
 export const MIN_FILTER_MATCHES = 20;
@@ -40,7 +41,7 @@ function planSearches(role: RoleSpec, hints: string[], vocabulary: Map<string, {
   const skills = roleSkills(role);
   const must = skills.must.filter(isSearchableSkill);
   const nice = skills.nice.filter(isSearchableSkill);
-  const title = role.title.replace(/\s+/g, ' ').trim();
+  const title = fairTitle(role).replace(/\s+/g, ' ').trim();
   const terms = keyTermsAsWritten(role, new Set([...tokenize(title), ...must.flatMap((s) => tokenize(s))]));
   const join = (...parts: string[]) => parts.filter((p) => p.trim() !== '').join(' ');
   const plans: Plan[] = [{ kind: 'core', query: join(title, ...must.slice(0, CORE_SKILLS), ...terms.slice(0, CORE_TERMS)) }];
@@ -86,7 +87,7 @@ export function createHeuristicQueryExpander(pool: PoolInsight): QueryExpander {
       const vocabulary = await vocabularyOf(pool, ctx);
       const used = new Set(usedQueries.map(queryKey));
       const usedTokens = new Set(usedQueries.flatMap((q) => tokenize(q)));
-      const titleTokens = new Set(tokenize(role.title));
+      const titleTokens = new Set(tokenize(fairTitle(role)));
       const fresh = (plan: Plan) => {
         if (used.has(queryKey(plan.query))) return false;
         // A later round's search must try something new beyond the title.

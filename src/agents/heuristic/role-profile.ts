@@ -1,6 +1,6 @@
 // A role read once for scoring: skills, title tokens, weighted description vocabulary, years asked for.
 import { placeTokens } from './career-rules.js';
-import { fairDescription } from './protected-criteria.js';
+import { fairDescription, fairTitle } from './protected-criteria.js';
 import type { RoleSpec, Seniority } from '../../matching/domain.js';
 import { skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -94,7 +94,7 @@ function bigramsOf(text: string): Set<string> {
 function buildProfile(role: RoleSpec): RoleProfile {
   const skills = roleSkills(role);
   const terms = descriptionTerms(role);
-  const titleTokens = [...new Set(tokenize(role.title))];
+  const titleTokens = [...new Set(tokenize(fairTitle(role)))];
   const stated = role.minYearsExperience !== null ? { min: role.minYearsExperience, max: null } : yearsAsked(fairDescription(role));
   const floor = role.seniority ? SENIORITY_YEARS[role.seniority] : null;
   let years: YearsWanted | null = stated;
@@ -118,7 +118,7 @@ function buildProfile(role: RoleSpec): RoleProfile {
     remoteOk: role.remote === true,
     onSite: role.remote === false,
     asWritten: (tokens) => {
-      const forms = surface ?? (surface = surfaceForms(`${role.title}\n${fairDescription(role)}`));
+      const forms = surface ?? (surface = surfaceForms(`${fairTitle(role)}\n${fairDescription(role)}`));
       return tokens.split(' ').map((t) => forms.get(t) ?? t).join(' ');
     },
   };

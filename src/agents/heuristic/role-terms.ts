@@ -1,5 +1,5 @@
 // What the heuristic agents read out of a role: its skills (alias-normalised) and its weighted key terms.
-import { fairDescription } from './protected-criteria.js';
+import { fairDescription, fairTitle } from './protected-criteria.js';
 import type { RoleSpec } from '../../matching/domain.js';
 import { extractSkills, normalizeSkills, skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
@@ -81,7 +81,7 @@ export function roleSkills(role: RoleSpec): RoleSkills {
   }
   const { required, optional } = splitByNeed(fairDescription(role));
   const niceKeys = new Set(nice.map(skillKey));
-  const must = normalizeSkills(extractSkills(`${role.title}\n${required}`)).filter((s) => !niceKeys.has(skillKey(s)));
+  const must = normalizeSkills(extractSkills(`${fairTitle(role)}\n${required}`)).filter((s) => !niceKeys.has(skillKey(s)));
   const mustKeys = new Set(must.map(skillKey));
   const inferredNice = role.niceToHaveSkills.length > 0 ? [] : extractSkills(optional).filter((s) => !mustKeys.has(skillKey(s)));
   return { must, nice: normalizeSkills([...nice, ...inferredNice]), mustInferred: true };
@@ -147,7 +147,7 @@ export function unusedRoleTerms(role: RoleSpec, usedQueries: string[]): string[]
   const skills = [...nice, ...must].filter(isSearchableSkill);
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const phrase of [...skills, ...keyTermsAsWritten(role, new Set(tokenize(role.title)))]) {
+  for (const phrase of [...skills, ...keyTermsAsWritten(role, new Set(tokenize(fairTitle(role))))]) {
     const key = phrase.toLowerCase();
     if (seen.has(key) || !fresh(phrase)) continue;
     seen.add(key);
