@@ -259,3 +259,15 @@ test('the role title counts as whole words: "Tax Advisor" is not in "Syntax Advi
   assert.equal(inside, await hardSkills('Pay Advisor', 'Syntax Advisor'), 'a title inside a longer word is as far off as another title');
   assert.ok((await hardSkills('Tax Advisor', 'Tax Advisor')) > inside);
 });
+
+test('logistics: the same place is the role place, not a shared country, state or word', async () => {
+  const logistics = async (place: string, location: string) =>
+    (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
+  assert.equal(await logistics('Berlin, DE', 'Berlin'), 10);
+  assert.equal(await logistics('Berlin, DE', 'Berlin Mitte, Germany'), 10);
+  assert.equal(await logistics('Germany', 'Munich, Germany'), 10, 'a role placed in a country takes its cities');
+  assert.equal(await logistics('Berlin, DE', 'Munich, DE'), 2);
+  assert.equal(await logistics('San Francisco, CA', 'San Diego, CA'), 2);
+  assert.equal(await logistics('New York, NY, USA', 'Austin, TX, USA'), 2);
+  assert.equal(await logistics('London, UK', 'New London, CT'), 2);
+});

@@ -220,6 +220,18 @@ const foldLatin = (s: string): string =>
 
 /** The tokens of a place, however its accents are written. */
 export const placeTokens = (text: string): string[] => tokenize(foldLatin(text));
+/** A place in its comma-separated parts, each as its words: "San Diego, CA" is [["san", "diego"], ["ca"]]. */
+export const placeParts = (text: string): string[][] => text.split(/[,;/|()]+/).map(placeTokens).filter((part) => part.length > 0);
+
+/**
+ * Whether a candidate's place is the role's: a part of it begins with the role's first part ("Berlin" in "Berlin,
+ * DE" and "Berlin Mitte"; "Germany" in "Munich, Germany"). A shared word elsewhere is no same place: "Munich, DE" is
+ * not "Berlin, DE", nor "San Diego, CA" "San Francisco, CA", nor "New London, CT" "London, UK".
+ */
+function samePlace(role: readonly string[][], here: readonly string[][]): boolean {
+  const first = role[0];
+  return first !== undefined && here.some((part) => first.every((t, i) => part[i] === t));
+}
 const passagePlaceTokens = (p: Passage): readonly string[] => (/[^\p{ASCII}]/u.test(p.text) ? placeTokens(p.text) : p.tokens);
 const RELOCATE_RE = /\b(?:relocat\w*|open to remote|remote[- ]friendly|willing to (?:move|travel)|work remotely|remote work)\b/i;
 
@@ -229,15 +241,16 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
   }
   const line = resume.passages.find((p) => LOCATION_LINE_RE.test(p.text));
   const where = candidate.location ?? (line ? (LOCATION_LINE_RE.exec(line.text)?.[1] ?? null) : null);
-  const here = where ? placeTokens(where) : [];
+  const here = where ? placeParts(where) : [];
   const relocate = resume.passages.find((p) => RELOCATE_RE.test(p.text));
-  if (here.some((t) => role.locationTokens.includes(t))) {
+  if (samePlace(role.locationParts, here)) {
     return { value: 10, why: `located in ${where}`, support: support(line ? [line] : []) };
   }
   if (role.remoteOk) return { value: 9, why: 'remote role; location is no constraint', support: [] };
   if (relocate) return { value: 7, why: 'open to relocation or remote work', support: support([relocate]) };
   if (here.length === 0) {
-    const mention = resume.passages.find((p) => passagePlaceTokens(p).some((t) => role.locationTokens.includes(t)));
+    const first = role.locationParts[0] ?? [];
+    const mention = resume.passages.find((p) => first.length > 0 && first.every((t) => passagePlaceTokens(p).includes(t)));
     return mention
       ? { value: 7, why: "mentions the role's location", support: support([mention]) }
       : { value: 5, why: 'location unknown', support: [] };
