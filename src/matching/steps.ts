@@ -36,6 +36,8 @@ export type Step = (ctx: RunContext, deps: StepDeps) => Promise<RunContext>;
 const RETRIEVE_FACTOR = 4;
 const MIN_RETRIEVE = 50;
 const MAX_BACKLOG = 200;
+/** The latest queries a round without a new one searches with again. */
+const REPEATED_QUERIES = 5;
 
 const expand: Step = async (ctx, deps) => {
   const out = await deps.agents.queryExpander.expand(
@@ -52,13 +54,16 @@ const retrieve: Step = async (ctx, deps) => {
   const limit = Math.max(MIN_RETRIEVE, ctx.params.scoreLimit * RETRIEVE_FACTOR);
   const released = new Set(ctx.releasedIds);
   const excludeIds = released.size ? ctx.seenIds.filter((id) => !released.has(id)) : ctx.seenIds;
-  const hits = ctx.round.queries.length
-    ? await deps.search({ orgId: ctx.orgId, queries: ctx.round.queries, filters: ctx.round.filters, excludeIds, limit, call: deps.callContext })
+  // A round whose expander found no new query searches again with the latest ones: the seen candidates are excluded,
+  // so the same queries reach further down the pool. Without it the run stopped 'exhausted' with the pool unread.
+  const queries = ctx.round.queries.length ? ctx.round.queries : ctx.usedQueries.slice(-REPEATED_QUERIES);
+  const hits = queries.length
+    ? await deps.search({ orgId: ctx.orgId, queries, filters: ctx.round.filters, excludeIds, limit, call: deps.callContext })
     : [];
   // The queries are recorded beside the hits: a replay serves these hits to the same queries instead of searching.
   await deps.trace('candidates.retrieved', {
     iteration: ctx.iteration,
-    queries: ctx.round.queries,
+    queries,
     hits: hits.map((h) => ({ id: h.id, fusedScore: h.fusedScore, vectorRank: h.vectorRank, textRank: h.textRank, distance: h.distance })),
   });
   // A released candidate retrieved again is seen already (counted once) and no longer released.

@@ -129,3 +129,17 @@ test('a write that fails after one that reported a cancel is what the step ends 
   await assert.rejects(deferred[0]!, /connection lost/);
   assert.ok(calls >= 2, `writes: ${calls}`);
 });
+
+test('a round whose expander found no new query searches again with the latest ones, past the candidates seen', async () => {
+  const { deps } = depsWith(0);
+  const searched: Array<{ queries: string[]; excludeIds: string[] }> = [];
+  const traced: Array<{ queries?: unknown }> = [];
+  deps.search = async (req) => (searched.push({ queries: req.queries, excludeIds: req.excludeIds }), [{ id: ids[5]!, fusedScore: 0.5, vectorRank: 1, textRank: null, distance: 0.2 }]);
+  deps.trace = async (kind, data) => void (kind === 'candidates.retrieved' && traced.push(data as { queries?: unknown }));
+  const base = roundToScore();
+  const ctx = { ...base, step: 'retrieve' as const, usedQueries: ['go engineer', 'kubernetes operator'], seenIds: ids.slice(0, 5), round: { ...base.round, queries: [], retrieved: [], rerankedIds: [] } };
+  const end = await STEP_FUNCTIONS.retrieve(ctx, deps);
+  assert.deepEqual(searched, [{ queries: ['go engineer', 'kubernetes operator'], excludeIds: ids.slice(0, 5) }]);
+  assert.deepEqual(end.round.retrieved.map((h) => h.id), [ids[5]], 'a new candidate: the run goes on, not "exhausted"');
+  assert.deepEqual(traced[0]?.queries, ['go engineer', 'kubernetes operator'], 'recorded as searched: a replay serves these hits to them');
+});
