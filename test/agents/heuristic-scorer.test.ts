@@ -271,3 +271,16 @@ test('logistics: the same place is the role place, not a shared country, state o
   assert.equal(await logistics('New York, NY, USA', 'Austin, TX, USA'), 2);
   assert.equal(await logistics('London, UK', 'New London, CT'), 2);
 });
+
+test('stated years: a duration in German, Spanish or French counts; a company\'s history, a time ago or a degree does not', async () => {
+  const seniority = async (text: string) => (await scoreOf(view(text))).subscores.seniority;
+  const english = await seniority('Backend developer with 7 years of experience in Python.');
+  assert.ok(english > (await seniority('Backend developer. Python.')), 'stated years count');
+  for (const text of ['Backend-Entwickler mit 7 Jahren Berufserfahrung in Python.', 'Desarrollador backend con 7 años de experiencia en Python.', 'Développeur backend, 7 ans d’expérience en Python.']) {
+    assert.equal(await seniority(text), english, text);
+  }
+  const none = await seniority('Backend developer. Python.');
+  for (const text of ['Backend developer. Python. ABC Inc. is a family business with 30 years of history.', 'Backend developer. Python. I wrote my first program 10 years ago.', 'Backend developer. Python.\nEducation:\nBachelor of Science (4 years)']) {
+    assert.equal(await seniority(text), none, text);
+  }
+});

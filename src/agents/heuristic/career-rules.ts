@@ -50,8 +50,10 @@ const NUMBER_WORDS: Record<string, number> = {
 };
 // Each optional part takes the spaces before it: one way to match a run of spaces, so "5" before 100 KB of them is
 // one pass, not one for every way to share the run.
+// The units in German, Spanish, Portuguese, French and Italian too, as the role side reads them (role-profile.ts).
 const STATED_YEARS_RE =
-  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)(?:\s*\+)?(?:\s*-)?\s*(years?|yrs?|months?)\b/gi;
+  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)(?:\s*\+)?(?:\s*-)?\s*(years?|yrs?|months?|jahr(?:e|en)?|años?|anos?|ans|anni|anno|monat(?:e|en)?|meses|mois|mesi)(?![\p{L}\d])/giu;
+const MONTHS_RE = /^(?:month|monat|mes|mois)/i;
 // A section heading: a short line naming a part of the resume ("Education:", "WORK EXPERIENCE").
 const HEADING_RE =
   /^(?:[A-Za-z][A-Za-z &/]{2,38}:|(?:education|academics?|qualifications?|certifications?|courses?|training|(?:work |professional )?experience|employment(?: history)?|work history|skills|technical skills|projects|summary|profile|objective|achievements|kpis|awards|languages|interests|references)\s*:?)$/i;
@@ -78,6 +80,8 @@ const EDUCATION_RE = /\b(?:bachelor|master|degree|university|college|school|dipl
 // Years that are someone's age, or a child's ("I am 24 years old", "kids aged 4 and 7 years"): not of work.
 const AGE_BEFORE_RE = /\b(?:aged?|child(?:ren)?|kids?|sons?|daughters?|toddlers?)\b[^.;\n]{0,30}$/i;
 const AGE_AFTER_RE = /^\s*(?:-\s*)?(?:old|of age)\b/i;
+// Years that are no one's work: "10 years ago", "a family business with 30 years of history".
+const NOT_WORK_AFTER_RE = /^\s*(?:ago|of (?:history|tradition|existence)|in business)\b/i;
 // Time away from work, as a resume discloses it ("Maternity leave, 2019 - 2021", "Career break (family care) 2012 -
 // 2016"): no work years, and no gap counted against anyone either.
 const AWAY_RE = /\b(?:(?:maternity|paternity|parental|family|medical|sick|caregiving|carer'?s?) leave|career (?:break|gap|pause)|sabbatical|caregiving|caring for)\b/i;
@@ -107,18 +111,19 @@ export function candidateYears(input: RuleInput): YearsFound | null {
   let inEducation = false;
   for (const p of resume.passages) {
     if (HEADING_RE.test(p.text)) inEducation = EDUCATION_HEADING_RE.test(p.text);
+    // Study years are not work years, and nor is time away: neither as stated years nor as date ranges.
+    if (inEducation || EDUCATION_RE.test(p.text) || AWAY_RE.test(p.text)) continue;
     for (const m of p.text.matchAll(STATED_YEARS_RE)) {
       const at = m.index ?? 0;
-      if (AGE_BEFORE_RE.test(p.text.slice(Math.max(0, at - 40), at)) || AGE_AFTER_RE.test(p.text.slice(at + m[0].length))) continue;
+      const after = p.text.slice(at + m[0].length);
+      if (AGE_BEFORE_RE.test(p.text.slice(Math.max(0, at - 40), at)) || AGE_AFTER_RE.test(after) || NOT_WORK_AFTER_RE.test(after)) continue;
       const raw = (m[1] ?? '').toLowerCase();
-      const n = (NUMBER_WORDS[raw] ?? Number(raw)) / ((m[2] ?? '').toLowerCase().startsWith('month') ? 12 : 1);
+      const n = (NUMBER_WORDS[raw] ?? Number(raw)) / (MONTHS_RE.test(m[2] ?? '') ? 12 : 1);
       if (n <= 45 && n > stated) {
         stated = n;
         statedIn = p;
       }
     }
-    // Study years are not work years, and nor is time away.
-    if (inEducation || EDUCATION_RE.test(p.text) || AWAY_RE.test(p.text)) continue;
     for (const m of [...p.text.matchAll(RANGE_RE), ...p.text.matchAll(SINCE_RE)]) {
       const start = Number(m[1]);
       const endRaw = (m[2] ?? 'present').toLowerCase();
