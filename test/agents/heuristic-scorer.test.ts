@@ -284,3 +284,11 @@ test('stated years: a duration in German, Spanish or French counts; a company\'s
     assert.equal(await seniority(text), none, text);
   }
 });
+
+test('the hard-skills evidence quotes the lines that hold the skills found, not the first lines with a title word', async () => {
+  const role = { ...ROLE, title: 'Python Developer', mustHaveSkills: ['Python', 'pandas'], niceToHaveSkills: [] };
+  const text = 'I develop marketing campaigns for retail brands.\nDeveloped a loyalty programme for a grocer.\nSkills: Python, pandas';
+  const evidence = (await scoreOf(view(text), role)).evidence.filter((e) => e.subscore === 'hardSkills').map((e) => e.quote);
+  assert.ok(evidence[0]?.includes('Python, pandas'), JSON.stringify(evidence));
+  assert.ok(!evidence.some((q) => q.includes('marketing campaigns')), JSON.stringify(evidence));
+});

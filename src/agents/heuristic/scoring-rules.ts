@@ -108,11 +108,15 @@ export function hardSkillsRule({ role, candidate, resume }: RuleInput): RuleResu
   );
   const titleWhy = title === 1 ? 'the role title appears' : title > 0 ? 'part of the role title appears' : 'the role title does not appear';
   const phraseWhy = `${phrases.found.length}/${role.bigrams.size} of its key phrases${phrases.found.length ? ` (${phrases.found.slice(0, 3).map(role.asWritten).join(', ')})` : ''}`;
-  const foundTokens = found.flatMap((s) => tokenize(s));
+  // The passages that show the skills found come first; the title's words only fill what is left ("developer" is in
+  // "I develop marketing campaigns", which shows no skill of a Python role).
+  const bySkill = supportFor(resume, found.flatMap((x) => tokenize(x)), 2);
+  const shown = new Set(bySkill.map((x) => x.passage));
+  const byTitle = title > 0 && bySkill.length < 2 ? supportFor(resume, role.titleTokens.filter((t) => !GENERIC_TERMS.has(t)), 2).filter((x) => !shown.has(x.passage)) : [];
   return {
     value,
     why: `${why}; ${phraseWhy}; ${titleWhy}`,
-    support: supportFor(resume, [...foundTokens, ...(title > 0 ? role.titleTokens : [])], 2),
+    support: [...bySkill, ...byTitle].slice(0, 2),
   };
 }
 
