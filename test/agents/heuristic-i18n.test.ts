@@ -109,6 +109,9 @@ test('years asked for in German, Spanish, French, Portuguese and Italian', () =>
     ['De 3 a 5 años de experiencia', { min: 3, max: 5 }],
   ];
   for (const [text, wanted] of cases) assert.deepEqual(yearsAsked(text), wanted, text);
+  // A range that names its unit twice, and the team's own years, which ask nothing of the candidate.
+  assert.deepEqual(yearsAsked('Years of Experience : 2 Yrs - 4 Yrs'), { min: 2, max: 4 });
+  assert.deepEqual(yearsAsked('3+ years of Python experience.\nOur team has 12 years of experience in payments.'), { min: 3, max: null });
   // A contract's length is no experience asked for, in any of them.
   for (const text of ['Befristeter Vertrag für 2 Jahre', 'Contrato de 2 años', 'Contrat de 2 ans', 'Contratto di 2 anni']) assert.equal(yearsAsked(text), null, text);
   // "alt" is old in German only after its years: "alt text" in an English role is no age.

@@ -41,12 +41,15 @@ const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4
 // "3 bis 5 Jahre", "5 años", "de 3 a 5 años", "5 ans", "3 à 5 ans", "5 anos", "5 anni".
 // Each optional part takes the spaces before it and starts with a non-space: one way to match a run of spaces, so a
 // number before 100 KB of them costs one pass, not one for every way to share the run between parts.
+// A range may name its unit twice: "2 Yrs - 4 Yrs" is 2 to 4, not 4.
 const YEARS_RE =
-  /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s*\(\s*\d{1,2}\s*\))?(?:\s*(?:\+|plus))?(?:\s*(?:-|–|to|bis|a|à)\s*(\d{1,2}))?(?:\s*\+)?\s*(?:years?|yrs?|jahr(?:e|en)?|años?|anos?|ans|anni|anno)(?![\p{L}\d])/giu;
+  /\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s*\(\s*\d{1,2}\s*\))?(?:\s*(?:\+|plus))?(?:(?:\s*(?:years?|yrs?))?\s*(?:-|–|to|bis|a|à)\s*(\d{1,2}))?(?:\s*\+)?\s*(?:years?|yrs?|jahr(?:e|en)?|años?|anos?|ans|anni|anno)(?![\p{L}\d])/giu;
 
 // Years that are about something else: a bond, a contract, a salary period, a posting date; and in German, Spanish,
 // French, Portuguese and Italian a contract, its length, a probation, an age.
-const NOT_EXPERIENCE_RE = /\b(?:bond|contract|duration|stipend|salary|probation|notice|warranty|ago|published|posted|old|age)\b/i;
+// And the years of the company or its team ("Our team has 12 years of experience in payments").
+const NOT_EXPERIENCE_RE =
+  /\b(?:bond|contract|duration|stipend|salary|probation|notice|warranty|ago|published|posted|old|age|our (?:team|company|firm|group)|in business|founded)\b/i;
 const NOT_EXPERIENCE_ELSEWHERE_RE =
   /(?<![\p{L}\d])(?:vertrag\p{L}*|befristet\p{L}*|probezeit|jahre?\s+alt|contrat|contrato|contratto|durée|duración|duração|durata|âge|edad|idade|età)(?![\p{L}\d])/iu;
 const EXPERIENCE_RE = /\b(?:experience|exp|expertise|background|track record|hands[- ]on)\b/i;
