@@ -37,7 +37,7 @@ export interface RuntimeOptions {
   now?: () => number;
 }
 
-// How long a shutdown waits for requests under way before it closes their connections.
+// The least time a shutdown gives requests under way, once the worker has stopped, before it closes their connections.
 const FORCE_CLOSE_AFTER_MS = 2_000;
 
 export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -106,13 +106,16 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         // A database away now is not waited out: the journal's rows it cannot take are logged as lost, not cut off
         // silently when the shutdown's own deadline ends the process.
         services.journal.stopWaiting();
+        const graceEnds = performance.now() + config.SHUTDOWN_GRACE_MS;
         // Asked first, so a pass in progress ends at its next batch while the worker winds down.
         const rescrubStopped = rescrubber.stop();
         await worker?.stop(config.SHUTDOWN_GRACE_MS);
-        // Requests under way are answered (their connections close with them); one still running after this long, or
-        // a connection left open whatever its answer said, is cut, so that the journal is flushed and the database
-        // closed before the shutdown's deadline.
-        const cut = setTimeout(() => app.server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+        // Requests under way are answered (their connections close with them) within the grace, as runs are: an upload
+        // of seconds was cut 2 s after a worker with nothing to hand back had stopped, its rows kept and its client
+        // never told. One still running at the grace's end (at least 2 s after the worker stopped), or a connection left
+        // open whatever its answer said, is cut, so that the journal is flushed and the database closed before the
+        // shutdown's deadline.
+        const cut = setTimeout(() => app.server.closeAllConnections(), Math.max(FORCE_CLOSE_AFTER_MS, graceEnds - performance.now()));
         cut.unref();
         await app.close();
         clearTimeout(cut);

@@ -115,3 +115,26 @@ test('a request whose body is still arriving when the service closes is answered
   await closing;
   assert.ok(Date.now() - started < 1_500, `the close took ${Date.now() - started} ms after the answer`);
 });
+
+test('an upload still being written when the service closes is answered within the grace, not cut after 2 s', async () => {
+  const own = await startTestRuntime({ PROCESS_ROLE: 'api', SHUTDOWN_GRACE_MS: '6000' });
+  try {
+    await own.app!.listen({ port: 0, host: '127.0.0.1' });
+    const ownPort = (own.app!.server.address() as net.AddressInfo).port;
+    // An upload that takes 3 s to write, as 500 long resumes do on a busy machine.
+    const upsert = own.services.candidates.upsert.bind(own.services.candidates);
+    own.services.candidates.upsert = async (...args: Parameters<typeof upsert>) => (await new Promise((r) => setTimeout(r, 3_000)), upsert(...args));
+    const answer = fetch(`http://127.0.0.1:${ownPort}/v1/candidates`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ candidates: [{ externalId: 'slow-1', resume: 'Go engineer.' }] }),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const closing = own.close();
+    const res = await answer;
+    assert.equal(res.status, 200, await res.text());
+    await closing;
+  } finally {
+    await own.close();
+  }
+});
