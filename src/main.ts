@@ -60,6 +60,13 @@ async function main(): Promise<void> {
     { role: config.PROCESS_ROLE, engine: config.engine, database: runtime.db.kind, embeddings: config.EMBEDDINGS, address },
     'talent-matcher started',
   );
+  // A port the system chose is said whatever LOG_LEVEL hides: a plain line, as the first key is.
+  if (config.PORT === 0) process.stdout.write(`talent-matcher listening on ${address}\n`);
+  // No other process can open the embedded database (its directory is locked): an api process's runs would wait for a
+  // worker that cannot come, and a worker would drive a database of its own.
+  if (!config.DATABASE_URL && config.PROCESS_ROLE !== 'all') {
+    logger.warn({ role: config.PROCESS_ROLE }, `PROCESS_ROLE=${config.PROCESS_ROLE} on the embedded database: no other process can share it, so ${config.PROCESS_ROLE === 'api' ? 'runs will wait for a worker that cannot come' : 'this worker drives a database of its own'}; set DATABASE_URL (docs/operations.md, Scaling out) or PROCESS_ROLE=all`);
+  }
   // SIGTERM/SIGINT: answer 503 to new requests, let in-flight steps finish, hand back the rest, exit 0.
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS + 5_000 }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an uncaught error');

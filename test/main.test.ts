@@ -170,6 +170,9 @@ test('a worker process listens: with PORT=0 its start line gives the address, wh
     }
     assert.match(String(address), /^http:\/\/127\.0\.0\.1:\d+$/, `the start line gives the address:\n${worker.output()}`);
     assert.notEqual(address, 'http://127.0.0.1:0');
+    // Said as a plain line too, which no LOG_LEVEL hides; and a worker on the embedded database is told it is alone.
+    assert.ok(worker.output().split('\n').includes(`talent-matcher listening on ${address}`), worker.output());
+    assert.match(worker.output(), /PROCESS_ROLE=worker on the embedded database: no other process can share it/);
     assert.equal((await fetch(`${address}/readyz`)).status, 200);
     assert.equal((await fetch(`${address}/healthz`)).status, 200);
     assert.match(await (await fetch(`${address}/metrics`)).text(), /^# TYPE matching_runs_started_total counter$/m);

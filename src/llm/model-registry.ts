@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { ConfigError } from '../config.js';
 import { UnknownModelError } from './errors.js';
 import { AGENT_NAMES, type LlmSettings } from './settings.js';
 
@@ -97,9 +98,18 @@ export function loadModelRegistry(path: string = defaultModelsPath()): ModelRegi
   return createModelRegistry(parsed.data.models);
 }
 
-/** MODEL_REGISTRY_PATH as given, or the bundled registry when the default relative path is not under the working directory. */
+/**
+ * MODEL_REGISTRY_PATH as given, or the bundled registry when the default relative path is not under the working
+ * directory. A file that cannot be read or is not a registry stops the boot in one line naming the variable.
+ */
 export function loadPinnedRegistry(path: string): ModelRegistry {
-  return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
+  try {
+    return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory, not a file' : (err as Error).message;
+    throw new ConfigError(`MODEL_REGISTRY_PATH=${path}: ${why}`);
+  }
 }
 
 /** Boot check: every agent's model is a pinned chat model and the embedding model a pinned embedding model. */

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { UnknownModelError } from '../../src/llm/errors.js';
-import { assertAgentModels, costUsd, loadModelRegistry } from '../../src/llm/model-registry.js';
+import { ConfigError } from '../../src/config.js';
+import { assertAgentModels, costUsd, loadModelRegistry, loadPinnedRegistry } from '../../src/llm/model-registry.js';
 import { parseLlmSettings } from '../../src/llm/settings.js';
 
 const registry = loadModelRegistry();
@@ -78,4 +79,9 @@ test("the bundled Ollama chat models are registered at the window operations.md 
   const ollama = loadModelRegistry().models.filter((m) => m.provider === 'ollama' && m.kind === 'chat');
   assert.ok(ollama.length >= 2);
   for (const m of ollama) assert.equal(m.contextWindow, 16384, m.id);
+});
+
+test('a registry file that cannot be read stops the boot in one line naming MODEL_REGISTRY_PATH', () => {
+  assert.throws(() => loadPinnedRegistry('/nonexistent/models.json'), (err: unknown) => err instanceof ConfigError && err.message === 'MODEL_REGISTRY_PATH=/nonexistent/models.json: no such file');
+  assert.throws(() => loadPinnedRegistry(tmpdir()), (err: unknown) => err instanceof ConfigError && /^MODEL_REGISTRY_PATH=.*: a directory, not a file$/.test(err.message));
 });
