@@ -1,6 +1,8 @@
 // PGlite is one process's database: a second process opening the same files would corrupt them. A lock file holding
-// the owner's pid guards the data directory; a lock left by a process that is gone is taken over.
+// the owner's pid (and, on Linux, when that process started) guards the data directory; a lock left by a process that
+// is gone is taken over, also when another process has since been given its pid.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { link, open, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,7 +35,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     }
     const owner = await ownerOf(lockPath);
     if (owner === undefined) continue; // released meanwhile: try again
-    if (isRunning(owner)) throw inUse(dataDir, owner);
+    if (isRunning(owner)) throw inUse(dataDir, owner.pid);
     await removeStale(lockPath, owner);
   }
   throw new DataDirInUseError(`could not lock ${dataDir}: its lock file ${lockPath} keeps changing`);
@@ -54,7 +56,7 @@ function inUse(dataDir: string, owner: number): DataDirInUseError {
  */
 async function createWithPid(file: string): Promise<boolean> {
   const own = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  await writeFile(own, String(process.pid), { flag: 'wx' });
+  await writeFile(own, OWN_IDENTITY, { flag: 'wx' });
   try {
     await link(own, file);
     return true;
@@ -80,7 +82,7 @@ async function createThenWrite(file: string): Promise<boolean> {
     throw err;
   }
   try {
-    await handle.writeFile(String(process.pid));
+    await handle.writeFile(OWN_IDENTITY);
   } catch (err) {
     await handle.close();
     await unlink(file).catch(() => {});
@@ -90,12 +92,45 @@ async function createThenWrite(file: string): Promise<boolean> {
   return true;
 }
 
+/** Who a lock file names: a pid, and when that process started if the writer could tell (see startOf). */
+interface Owner {
+  pid: number;
+  started: string | null;
+}
+
 /**
- * The pid a lock file names; undefined if there is no such file; 0 if it names none. Where the file is created
- * before the pid is written into it (no hard links), an empty one is read again after a moment before it counts as
- * left empty by a crash.
+ * When a process started, as the kernel tells it: the boot's id and the start time in clock ticks (/proc/PID/stat,
+ * field 22). Two processes given one pid in turn differ in it. Null where /proc is not to be read (not Linux).
  */
-async function ownerOf(file: string): Promise<number | undefined> {
+export function startOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name, in parentheses, may hold spaces and parentheses itself: fields are counted after the last.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = fields[19];
+    return ticks ? `${BOOT_ID}:${ticks}` : null;
+  } catch {
+    return null;
+  }
+}
+
+const BOOT_ID = (() => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return 'boot';
+  }
+})();
+
+/** What this process writes in a lock: its pid, and when it started. */
+const OWN_IDENTITY = [process.pid, startOf(process.pid)].filter((x) => x !== null).join(' ');
+
+/**
+ * Who a lock file names; undefined if there is no such file; pid 0 if it names none. Where the file is created
+ * before the pid is written into it (no hard links), an empty one is read again after a moment before it counts as
+ * left empty by a crash. A lock of an earlier release holds the pid alone.
+ */
+async function ownerOf(file: string): Promise<Owner | undefined> {
   for (let read = 0; ; read++) {
     let text: string;
     try {
@@ -104,9 +139,10 @@ async function ownerOf(file: string): Promise<number | undefined> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    const pid = Number.parseInt(text, 10);
-    if (Number.isInteger(pid) && pid > 0) return pid;
-    if (read > 0) return 0;
+    const [pidText, started] = text.trim().split(/\s+/);
+    const pid = Number.parseInt(pidText ?? '', 10);
+    if (Number.isInteger(pid) && pid > 0) return { pid, started: started ?? null };
+    if (read > 0) return { pid: 0, started: null };
     await sleep(50);
   }
 }
@@ -122,9 +158,15 @@ export function processExists(pid: number): boolean {
   }
 }
 
-/** Another process holds what names this pid; one naming our own pid was left by a predecessor (see `held`). */
-function isRunning(pid: number): boolean {
-  return pid !== process.pid && processExists(pid);
+/**
+ * Another process holds what names it: its pid is alive, and (where the lock says when its owner started) is the same
+ * process, not one given the pid since. One naming our own pid was left by a predecessor (see `held`).
+ */
+function isRunning(owner: Owner): boolean {
+  if (owner.pid === process.pid || !processExists(owner.pid)) return false;
+  if (owner.started === null) return true;
+  const now = startOf(owner.pid);
+  return now === null || now === owner.started;
 }
 
 /**
@@ -133,7 +175,7 @@ function isRunning(pid: number): boolean {
  * both would open the files. A guard file makes takeovers take turns, each checking inside that the lock is still
  * the stale one. A guard is held for a few file operations; one whose process is gone was left by a kill in between.
  */
-async function removeStale(lockPath: string, staleOwner: number): Promise<void> {
+async function removeStale(lockPath: string, staleOwner: Owner): Promise<void> {
   const guard = `${lockPath}.takeover`;
   if (!(await createWithPid(guard))) {
     const guardOwner = await ownerOf(guard);
@@ -142,7 +184,8 @@ async function removeStale(lockPath: string, staleOwner: number): Promise<void> 
     return;
   }
   try {
-    if ((await ownerOf(lockPath)) === staleOwner) await unlink(lockPath);
+    const now = await ownerOf(lockPath);
+    if (now !== undefined && now.pid === staleOwner.pid && now.started === staleOwner.started) await unlink(lockPath);
   } finally {
     await unlink(guard).catch(() => {});
   }

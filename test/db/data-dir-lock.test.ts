@@ -5,7 +5,10 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../src/db/data-dir-lock.js';
+import { DataDirInUseError, LOCK_FILE, lockDataDir, startOf } from '../../src/db/data-dir-lock.js';
+
+/** What this process writes in a lock: its pid, and when it started (on Linux). */
+const OWN = [process.pid, startOf(process.pid)].filter((x) => x !== null).join(' ');
 
 let root: string;
 before(async () => {
@@ -25,7 +28,7 @@ async function deadPid(): Promise<number> {
 test('held by this process: a second lock is refused until the first is released', async () => {
   const dir = await mkdtemp(path.join(root, 'own-'));
   const release = await lockDataDir(dir);
-  assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), String(process.pid));
+  assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), OWN);
   await assert.rejects(lockDataDir(dir), DataDirInUseError);
   await release();
   await (await lockDataDir(dir))();
@@ -38,9 +41,19 @@ test('a lock naming a running process is refused with its pid; one naming a proc
   for (const stale of [String(await deadPid()), '']) {
     await writeFile(path.join(dir, LOCK_FILE), stale);
     const release = await lockDataDir(dir);
-    assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), String(process.pid));
+    assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), OWN);
     await release();
   }
+});
+
+test('a lock naming a live pid that another process has been given since (an unclean reboot, a crash) is taken over', { skip: startOf(process.pid) === null && 'no /proc here' }, async () => {
+  const dir = await mkdtemp(path.join(root, 'reused-'));
+  // The parent is alive; the lock says its owner started at another time, so the parent is not its owner.
+  await writeFile(path.join(dir, LOCK_FILE), `${process.ppid} ${startOf(process.ppid)}0`);
+  await (await lockDataDir(dir))();
+  // Named with when the parent really started, the lock is the parent's.
+  await writeFile(path.join(dir, LOCK_FILE), `${process.ppid} ${startOf(process.ppid)}`);
+  await assert.rejects(lockDataDir(dir), new RegExp(`in use by process ${process.ppid}`));
 });
 
 // In a container the service is pid 1 at every start: a killed one's lock names the pid its successor has.
@@ -116,7 +129,7 @@ test('processes that find the same stale lock at once: exactly one of them takes
 test('the lock is made with its pid already in it (linked from a file of our own), and leaves nothing else behind', async () => {
   const dir = await mkdtemp(path.join(root, 'whole-'));
   const release = await lockDataDir(dir);
-  assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), String(process.pid));
+  assert.equal(await readFile(path.join(dir, LOCK_FILE), 'utf8'), OWN);
   assert.deepEqual(await readdir(dir), [LOCK_FILE], 'the file it was linked from is gone');
   await release();
   assert.deepEqual(await readdir(dir), []);
