@@ -35,12 +35,27 @@ let keyCreated = false;
 async function main(): Promise<void> {
   boundHeapGrowth();
   const config = loadConfig();
-  const runtime = await startRuntime(config, {
+  const starting = startRuntime(config, {
     print: (line) => {
       keyCreated = true;
       process.stdout.write(`${line}\n`);
     },
   });
+  // SIGTERM/SIGINT: answer 503 to new requests, let in-flight steps finish, hand back the rest, exit 0. Listened for
+  // from the start: a signal while the database initialises or migrates, or once the worker has claimed a run but
+  // before the server listens, waits for the start to end and then shuts down as after it (it killed the process,
+  // with exit 143, its claimed run left to its lease and the initdb child orphaned).
+  let stopping = false;
+  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS + 5_000 }, async ({ signal, err }) => {
+    stopping = true;
+    const started = await starting.catch(() => null);
+    if (!started) return;
+    if (err) started.logger.error({ err }, 'shutting down after an uncaught error');
+    else started.logger.info({ signal }, 'shutting down');
+    await started.close();
+  });
+  const runtime = await starting;
+  if (stopping) return;
   const { app, logger } = runtime;
   // Every role listens: a worker serves /healthz, /readyz and /metrics. With PORT=0 the system picks the port, and
   // the line below says which (`address`).
@@ -67,12 +82,6 @@ async function main(): Promise<void> {
   if (!config.DATABASE_URL && config.PROCESS_ROLE !== 'all') {
     logger.warn({ role: config.PROCESS_ROLE }, `PROCESS_ROLE=${config.PROCESS_ROLE} on the embedded database: no other process can share it, so ${config.PROCESS_ROLE === 'api' ? 'runs will wait for a worker that cannot come' : 'this worker drives a database of its own'}; set DATABASE_URL (docs/operations.md, Scaling out) or PROCESS_ROLE=all`);
   }
-  // SIGTERM/SIGINT: answer 503 to new requests, let in-flight steps finish, hand back the rest, exit 0.
-  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS + 5_000 }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'shutting down after an uncaught error');
-    else logger.info({ signal }, 'shutting down');
-    await runtime.close();
-  });
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,7 @@
 // serves its operations routes.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -127,6 +128,26 @@ async function npmScriptStopsOnSigterm(args: string[], expectedExit?: { code: nu
     await rm(dataDir, { recursive: true, force: true });
   }
 }
+
+test('SIGTERM while the database initialises: the start ends, then the shutdown, with exit 0 and nothing left locked', async () => {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-main-'));
+  try {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], { cwd: ROOT, env: childEnv({ PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: 'boot-signal-test-key-0123456789' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // The new data directory's initdb takes seconds: the signal lands in it.
+    const deadline = Date.now() + 30_000;
+    while (!/initiali[sz]|migrat|pgdata/i.test(out) && !existsSync(path.join(dataDir, 'pgdata')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    assert.match(out, /shutting down/);
+    assert.equal(existsSync(path.join(dataDir, 'talent-matcher.lock')), false, 'the lock is released');
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
 
 test('npm start itself: SIGTERM to npm reaches the service, which exits 0 and frees its port and data dir', () =>
   npmScriptStopsOnSigterm(['start', '--silent'], { code: 0, signal: null }));
