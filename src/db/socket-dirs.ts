@@ -9,10 +9,23 @@ const PREFIX = 'talent-matcher-pg-';
 // The owner's pid is in the name: talent-matcher-pg-<pid>-<random>.
 const OWNED = new RegExp(`^${PREFIX}(\\d+)-`);
 
-/** A new socket directory named after this process, once the directories of processes that are gone are removed. */
+/**
+ * The longest socket path a unix socket takes (sun_path holds 108 bytes with its NUL on Linux, 104 on macOS): a longer
+ * one was cut short silently and bound outside its private directory, and left behind at exit.
+ */
+const MAX_SOCKET_PATH = 103;
+/** The socket file's name in its directory, with the random part mkdtemp adds to the directory's. */
+const SOCKET_NAME_LENGTH = '/XXXXXX/.s.PGSQL.5432'.length;
+
+/**
+ * A new socket directory named after this process, once the directories of processes that are gone are removed. Under
+ * the system's temporary directory, or under /tmp when that one's path leaves no room for the socket's.
+ */
 export async function createSocketDir(parent = tmpdir()): Promise<string> {
+  const base = path.join(parent, `${PREFIX}${process.pid}-`);
+  if (Buffer.byteLength(base) + SOCKET_NAME_LENGTH > MAX_SOCKET_PATH && parent !== '/tmp') return createSocketDir('/tmp');
   await removeStaleSocketDirs(parent);
-  return mkdtemp(path.join(parent, `${PREFIX}${process.pid}-`));
+  return mkdtemp(base);
 }
 
 /**

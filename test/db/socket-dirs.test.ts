@@ -30,3 +30,13 @@ test('the socket directories of processes that are gone are removed; this proces
   const created = await createSocketDir(parent);
   assert.match(path.basename(created), new RegExp(`^talent-matcher-pg-${process.pid}-`));
 });
+
+test('a temporary directory whose path leaves no room for the socket’s gives way to /tmp', async (t) => {
+  const parent = path.join(tmpdir(), 'a-temporary-directory-with-a-very-long-name-'.repeat(2));
+  await mkdir(parent, { recursive: true });
+  t.after(() => rm(parent, { recursive: true, force: true }));
+  const created = await createSocketDir(parent);
+  t.after(() => rm(created, { recursive: true, force: true }));
+  assert.equal(path.dirname(created), '/tmp');
+  assert.ok(Buffer.byteLength(path.join(created, '.s.PGSQL.5432')) <= 103);
+});
