@@ -20,7 +20,8 @@ export function text(min: number, max: number) {
  * a role titled " " or a resume of line breaks is as empty as none, and ran to a shortlist that meant nothing.
  */
 export function requiredText(min: number, max: number) {
-  return text(min, max).refine((s) => /\S/u.test(s), { message: 'must not be only whitespace' });
+  // An empty one is refused by its minimum length already: one message for it, not two.
+  return text(min, max).refine((s) => s.length === 0 || /\S/u.test(s), { message: 'must not be only whitespace' });
 }
 
 /**
