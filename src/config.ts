@@ -104,6 +104,17 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Why a path a variable names cannot be used, in words for a ConfigError ("no such file", "permission denied"). */
+export function pathProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file, not a directory, is in the way';
+  if (code === 'EISDIR') return 'a directory, not a file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EROFS') return 'the file system is read-only';
+  return (err as Error).message;
+}
+
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty strings count as unset, as shells and compose files often export them; so does a value of spaces alone.

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { access, chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ConfigError } from '../config.js';
+import { ConfigError, pathProblem } from '../config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { createSocketDir } from './socket-dirs.js';
 import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
@@ -213,9 +213,7 @@ async function privateDir(dir: string): Promise<void> {
     });
   } catch (err) {
     // The operator's to fix, in one line naming the variable: not a stack trace around "EEXIST: mkdir".
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file, not a directory, is in the way' : code === 'EACCES' ? 'permission denied' : code === 'EROFS' ? 'the file system is read-only' : (err as Error).message;
-    throw new ConfigError(`DATA_DIR=${dir} cannot hold the database: ${why}`);
+    throw new ConfigError(`DATA_DIR=${dir} cannot hold the database: ${pathProblem(err)}`);
   }
 }
 

@@ -88,15 +88,18 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     const estimated = estimateTokens(batch.join('\n'));
     const estimatedCost = costUsd(model!, { promptTokens: estimated, completionTokens: 0 });
 
+    // As in chat.ts: a call the budget or its deadline refused has a row of its own, then the refusal.
+    const refused = async (err: Error): Promise<never> => {
+      const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
+      await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId);
+      throw err;
+    };
     let reservation: Reservation | null = null;
     if (opts.budget) {
       try {
         reservation = opts.budget.reserve({ tokens: estimated, costUsd: estimatedCost });
       } catch (err) {
-        if (err instanceof BudgetExceededError) {
-          const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
-          await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId);
-        }
+        if (err instanceof BudgetExceededError) await refused(err);
         throw err;
       }
     }
@@ -180,12 +183,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
         if (attempts === 0) opts.budget?.release(reservation);
         else opts.budget?.settle(reservation, spent);
       }
-      // As in chat.ts: a refused retry, or a request its deadline left too little time, is a budget row, then a budget stop.
-      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) {
-        const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
-        await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId);
-        throw err;
-      }
+      // A refused retry, or a request its deadline left too little time: a budget stop.
+      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) await refused(err);
       if (opts.signal?.aborted) throw err;
       const failure = classifyFailure(err);
       const hint = failureHint(failure.status, { model: model!.id }, '', failure.kind);

@@ -195,14 +195,17 @@ export function createChatCaller(deps: ChatCallerDeps) {
     const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
 
     const worst = worstCase(model, promptText, maxTokens);
+    // A call the budget or its deadline refused: a row of its own (attempt 0: nothing more was sent), then the refusal.
+    const refused = async (err: Error): Promise<never> => {
+      await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, log);
+      throw err;
+    };
     let reservation: Reservation | null = null;
     if (req.budget) {
       try {
         reservation = req.budget.reserve(worst);
       } catch (err) {
-        if (err instanceof BudgetExceededError) {
-          await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, log);
-        }
+        if (err instanceof BudgetExceededError) await refused(err);
         throw err;
       }
     }
@@ -313,11 +316,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
         else req.budget?.settle(reservation, spent);
       }
       // A retry the budget refused, or a request left too little time by its deadline, ends the call as a refusal at
-      // its reservation would: a budget stop, not a failure, with its row (attempt 0: nothing more was sent).
-      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) {
-        await record({ ...base, ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, log);
-        throw err;
-      }
+      // its reservation would: a budget stop, not a failure, with its row.
+      if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) await refused(err);
       const failure = classifyAttempt(err);
       const hint = failureHint(failure.status, body, err instanceof Error ? err.message : '', failure.kind);
       throw new ModelCallError({ agent: req.agent, model: model.id, status: failure.status, retryable: failure.retryable, attempts, cause: reportedCause(err), hint, sent: sent(), kind: failure.kind, retryAfterMs: failure.retryAfterMs });

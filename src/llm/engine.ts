@@ -78,7 +78,6 @@ export function createUsageSink(deps: { usage?: Pick<UsageLedger, 'record'>; met
   };
 }
 
-
 // Per round: expander turns, the retrieval's query embedding, rerank batches over retrieval plus the largest backlog,
 // one call per scored candidate, one reflection; each structured call may be re-asked. A runaway guard, not a tuning knob.
 const EXPANDER_TURNS = 8;

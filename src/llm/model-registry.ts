@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
+import { ConfigError, pathProblem } from '../config.js';
 import { UnknownModelError } from './errors.js';
 import { AGENT_NAMES, type LlmSettings } from './settings.js';
 
@@ -106,9 +106,7 @@ export function loadPinnedRegistry(path: string): ModelRegistry {
   try {
     return loadModelRegistry(existsSync(path) || path !== 'config/models.json' ? path : defaultModelsPath());
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory, not a file' : (err as Error).message;
-    throw new ConfigError(`MODEL_REGISTRY_PATH=${path}: ${why}`);
+    throw new ConfigError(`MODEL_REGISTRY_PATH=${path}: ${pathProblem(err)}`);
   }
 }
 
