@@ -161,7 +161,7 @@ export function createRunQueue(
       }>(
         `WITH claimed AS (
            UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
-             attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + 1
+             attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + (r.status = 'queued')::int
            FROM (SELECT m.id, m.started_at IS NULL AS never_claimed FROM matching_runs m JOIN organisations o ON o.id = m.org_id
                  WHERE (m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now() AND m.attempts < $3 AND m.cancel_requested_at IS NULL))
                    AND NOT (m.id = ANY($4::uuid[])) AND m.engine = ANY($5::text[])
@@ -222,7 +222,7 @@ export function createRunQueue(
     async release(runId: string, opts: { countAttempt: boolean; delayMs?: number }): Promise<void> {
       await db.query(
         `UPDATE matching_runs SET lease_owner = NULL, lease_expires_at = now() + $4 * interval '1 millisecond',
-           attempts = CASE WHEN $3 THEN attempts ELSE greatest(attempts - 1, 0) END, version = version + 1
+           attempts = CASE WHEN $3 THEN attempts ELSE greatest(attempts - 1, 0) END
          WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
         [runId, workerId, opts.countAttempt, opts.delayMs && opts.delayMs > 0 ? Math.round(opts.delayMs) : -1000],
       );

@@ -226,10 +226,13 @@ export function createRunStore(db: Database) {
   };
 }
 
-/** Appends an event with the run's next sequence number; the run's version moves with it. */
+/**
+ * Appends an event with the run's next sequence number. The run's version (its ETag) stays: the timeline is not part
+ * of the run's answer, and each caller changes the run itself (its status) in a statement that moves the version.
+ */
 export async function appendEvent(tx: Queryable, runId: string, type: string, data: Record<string, unknown>): Promise<number> {
   const r = await tx.query<{ seq: number }>(
-    `WITH bumped AS (UPDATE matching_runs SET event_seq = event_seq + 1, version = version + 1 WHERE id = $1 RETURNING event_seq)
+    `WITH bumped AS (UPDATE matching_runs SET event_seq = event_seq + 1 WHERE id = $1 RETURNING event_seq)
      INSERT INTO run_events (run_id, seq, type, data) SELECT $1, event_seq, $2, $3 FROM bumped RETURNING seq`,
     [runId, type, JSON.stringify(data)],
   );

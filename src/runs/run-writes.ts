@@ -74,7 +74,7 @@ export function createRunWrites(db: Database, workerId: string) {
     async checkpoint(ctx: RunContext, events: EventInput[] = [], writeId: string = randomUUID()): Promise<{ cancelRequested: boolean }> {
       const r = await db.query<{ cancel: boolean }>(
         `WITH r AS (
-           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + 1, event_seq = event_seq + cardinality($5::text[]),
+           UPDATE matching_runs SET checkpoint = $3, progress = $4, version = version + (progress IS DISTINCT FROM $4::jsonb)::int, event_seq = event_seq + cardinality($5::text[]),
              last_write = $8
            WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $8
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
@@ -100,7 +100,9 @@ export function createRunWrites(db: Database, workerId: string) {
          -- row and then its runs': the other order could deadlock with it.
          live AS (SELECT id FROM candidates WHERE id = ANY($5::uuid[]) ORDER BY id FOR KEY SHARE),
          r AS (
-           UPDATE matching_runs SET progress = $3, version = version + 1, event_seq = event_seq + $4, last_write = $18
+           UPDATE matching_runs SET progress = $3, event_seq = event_seq + $4, last_write = $18,
+             -- The run's answer shows scored entries and progress only: an unscored one is in its events.
+             version = version + (progress IS DISTINCT FROM $3::jsonb OR 'scored' = ANY($6::text[]))::int
            WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $18 AND (SELECT count(*) FROM live) >= 0
            RETURNING event_seq, cancel_requested_at IS NOT NULL AS cancel),
          input AS (
@@ -213,7 +215,7 @@ export function createRunWrites(db: Database, workerId: string) {
     async appendEvent(runId: string, type: string, data: Record<string, unknown>, writeId: string = randomUUID()): Promise<void> {
       await db.query(
         `WITH r AS (
-           UPDATE matching_runs SET event_seq = event_seq + 1, version = version + 1, last_write = $5
+           UPDATE matching_runs SET event_seq = event_seq + 1, last_write = $5
            WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND last_write IS DISTINCT FROM $5
            RETURNING event_seq)
          INSERT INTO run_events (run_id, seq, type, data) SELECT $1, r.event_seq, $3, $4 FROM r`,

@@ -116,6 +116,56 @@ test('ETag: 304 while nothing changed, a new tag once the run moved; Retry-After
   });
 });
 
+test('the ETag moves exactly when the answer does: a checkpoint that leaves progress as it was, an event or a hand-back keep it', async () => {
+  const runId = (await startRun({ role: GO_ROLE, maxIterations: 2, scoreLimit: 3 })).json().id as string;
+  const get = (etag?: string) => rt.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: { ...rt.auth(), ...(etag ? { 'if-none-match': etag } : {}) } });
+  let last = await get();
+  // Each write of a run, and whether a client that polls with the last ETag should be sent the run again.
+  const expect = async (what: string, changed: boolean) => {
+    const now = await get();
+    const revalidated = await get(last.headers.etag as string);
+    if (changed) {
+      assert.notDeepEqual(now.json(), last.json(), `${what}: the answer changed`);
+      assert.equal(revalidated.statusCode, 200, `${what}: a new ETag`);
+    } else {
+      assert.deepEqual(now.json(), last.json(), `${what}: the answer is the same`);
+      assert.equal(revalidated.statusCode, 304, `${what}: the same ETag, so the same bytes are not sent again`);
+    }
+    last = now;
+  };
+  const queue = createRunQueue(rt.db, { workerId: 'etag-test', leaseMs: 3_600_000, maxAttempts: 3 });
+  const claimed = await queue.claim();
+  assert.equal(claimed?.id, runId);
+  await expect('the first claim (queued -> running)', true);
+  const ctx = initialContext({ runId, orgId: claimed!.orgId, engine: claimed!.engine, role: GO_ROLE, params: claimed!.params });
+  await queue.checkpoint(ctx, [{ type: 'iteration.started', data: { iteration: 1 } }]);
+  await expect('the first round', true);
+  await queue.checkpoint({ ...ctx, step: 'retrieve' }, [{ type: 'queries.expanded', data: { iteration: 1 } }]);
+  await expect('a checkpoint with the progress it had', false);
+  const seen = { ...ctx, step: 'rerank' as const, seenIds: [crypto.randomUUID(), crypto.randomUUID()] };
+  await queue.checkpoint(seen, [{ type: 'candidates.retrieved', data: { iteration: 1 } }]);
+  await expect('a checkpoint with candidates seen', true);
+  await queue.checkpoint({ ...seen, step: 'score' }, [{ type: 'candidates.reranked', data: { iteration: 1 } }]);
+  await expect('the rerank checkpoint (progress as it was)', false);
+  await queue.saveEntries({ ...seen, step: 'score' }, [{ candidateId: seen.seenIds[0]!, externalId: 'x', name: null, status: 'unscored', reason: 'test', retrievalScore: 0.5, iteration: 1 }]);
+  await expect('an unscored entry (in the events, not the shortlist)', false);
+  const subscores = { hardSkills: 20, domain: 10, seniority: 10, impact: 8, logistics: 8, trajectory: 6 };
+  const scored = { ...seen, step: 'score' as const, scored: [{ candidateId: seen.seenIds[1]!, totalScore: 62, iteration: 1 }] };
+  await queue.saveEntries(scored, [{ candidateId: seen.seenIds[1]!, externalId: 'y', name: null, status: 'scored', subscores, totalScore: 62, rationale: 'r', evidence: [], retrievalScore: 0.4, iteration: 1 }]);
+  await expect('a scored entry', true);
+  await queue.appendEvent(runId, 'run.retrying', { attempt: 1 });
+  await expect('an event', false);
+  await queue.release(runId, { countAttempt: true });
+  await expect('a hand-back (still running for the client)', false);
+  const again = await queue.claim();
+  assert.equal(again?.id, runId);
+  await expect('a claim of a running run', false);
+  await queue.checkpoint({ ...seen, step: 'expand', iteration: 2 }, [{ type: 'iteration.started', data: { iteration: 2 } }]);
+  await expect('the next round', true);
+  await queue.finish({ ...seen, iteration: 2 }, 'succeeded', { reason: 'max_iterations', iteration: 2, reasoning: 'test' }, null, { status: 'succeeded' });
+  await expect('the finish', true);
+});
+
 test('a finished run is answered from memory, same bytes; an erasure or another process’s change is a new version', async (t) => {
   // The worker is stopped before statements are counted: idle, it polls for queued runs every pollMs.
   const done = await withWorker({}, async () => finished((await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 })).json().id));
