@@ -1,6 +1,7 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
 import { runManifest, type RunManifest } from '../audit/manifest.js';
 import { memoizeUntilErased } from '../cache/erasure-epoch.js';
+import { createErasedAmong } from '../candidates/erased-among.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
@@ -40,7 +41,7 @@ export function checkConfiguredModels(config: Config): ModelRegistry {
 /** The llm engine of a process that runs matching runs, built at boot (checkConfiguredModels first). */
 export function createConfiguredLlmEngine(
   config: Config,
-  services: Pick<Services, 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
+  services: Pick<Services, 'db' | 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
   pool: PoolInsight,
 ): LlmEngine {
   const registry = checkConfiguredModels(config);
@@ -55,6 +56,8 @@ export function createConfiguredLlmEngine(
     concurrency: config.LLM_CONCURRENCY,
     // Shared with the embedder: LLM_CONCURRENCY caps chat and embedding requests together.
     limiter: services.modelLimiter,
+    // A scorer or rerank request that waited past its candidate's erasure is not sent.
+    erasedAmong: createErasedAmong(services.db),
   });
 }
 

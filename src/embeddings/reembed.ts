@@ -1,6 +1,7 @@
 // Re-embeds candidates whose vector for the configured model is missing or stale: batched, resumable.
 import type { Database } from '../db/database.js';
 import { embeddingText } from '../candidates/candidate-service.js';
+import { createErasedAmong } from '../candidates/erased-among.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
 import { staleSql } from '../candidates/scrub-staleness.js';
 import { rescrubCandidates } from '../candidates/rescrub.js';
@@ -32,6 +33,7 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
   );
   let embedded = 0;
   let after = '00000000-0000-0000-0000-000000000000';
+  const erasedAmong = createErasedAmong(db);
   for (;;) {
     const rows = await db.query<{ id: string; org_id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string; content_hash: string }>(
       `SELECT c.id, c.org_id, c.scrubbed_headline, c.scrubbed_skills, c.scrubbed_text, c.content_hash FROM candidates c
@@ -43,7 +45,11 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
     // One batch may span organisations; each pays for its own texts.
     const byOrg = new Map<string, typeof rows.rows>();
     for (const r of rows.rows) byOrg.set(r.org_id, [...(byOrg.get(r.org_id) ?? []), r]);
-    for (const [orgId, group] of byOrg) {
+    for (const [orgId, read] of byOrg) {
+      // Erased while an earlier organisation's texts were embedded: not sent to the embedding model.
+      const erased = new Set(await erasedAmong(read.map((r) => r.id)));
+      const group = read.filter((r) => !erased.has(r.id));
+      if (!group.length) continue;
       const vectors = await embedder.embed(
         group.map((r) => embeddingText({ scrubbedHeadline: r.scrubbed_headline, scrubbedSkills: r.scrubbed_skills, scrubbedText: r.scrubbed_text })),
         { orgId },

@@ -13,7 +13,7 @@ import { storableJson } from '../text/storable.js';
 import { classifyAttempt, NoCompletionError, noCompletion, readAnswerBody } from './answer-shape.js';
 import { answerUsage, failedAttemptCharge } from './answer-usage.js';
 import { worstCase, type Budget, type Reservation } from './budget.js';
-import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from './errors.js';
+import { BudgetExceededError, CandidatesErasedError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from './errors.js';
 import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
 import { callSignal } from './call-signal.js';
@@ -100,6 +100,11 @@ export interface ChatCallerDeps {
   /** Process-wide cap on in-flight model requests (a p-limit instance); backoff waits do not hold a slot. */
   limiter?: LimitFunction;
   now?: () => number;
+  /**
+   * Which of a request's candidates (ChatRequest.candidateIds) are erased, asked before each attempt is sent, once it
+   * has its slot: a request that waited (for a slot, or between attempts) past its candidate's erasure is not sent.
+   */
+  erasedAmong?: (candidateIds: readonly string[]) => Promise<string[]>;
 }
 
 /** Sent with every request so proxies, provider logs and the fake server can tell agents apart. */
@@ -211,6 +216,11 @@ export function createChatCaller(deps: ChatCallerDeps) {
     }
 
     let attempts = 0;
+    // Attempts that reached the client (the others were stopped before, with nothing sent and nothing to bill).
+    let handedToClient = 0;
+    // A failure of ours before a request was sent (its candidates erased, or the check of them failed): passed on as
+    // it is, not as the provider's failure, and not retried.
+    let unsent: unknown = undefined;
     const spent = { tokens: 0, costUsd: 0 };
     // What the call's failed attempts were charged; the answer's own usage is added to it when it returns.
     let failedCharges: CallUsage = zero;
@@ -221,6 +231,12 @@ export function createChatCaller(deps: ChatCallerDeps) {
           if (attempt > 1 && reservation) reservation = req.budget!.cover(reservation, { tokens: spent.tokens + worst.tokens, costUsd: spent.costUsd + worst.costUsd });
           attempts = attempt;
           return limit(async () => {
+            if (deps.erasedAmong && req.candidateIds?.length) {
+              const erased = await deps.erasedAmong(req.candidateIds).catch((err: unknown) => {
+                throw (unsent = err);
+              });
+              if (erased.length) throw (unsent = new CandidatesErasedError(erased));
+            }
             const started = now();
             const timeout = requestTimeout(settings.timeoutMs, deadline, started);
             let requestId: string | null = null;
@@ -229,6 +245,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
             // The request's own signal, aborted with the run's (call-signal.ts says why not the run's itself).
             const sending = callSignal(req.signal);
             try {
+              handedToClient++;
               const { data: answered, request_id } = await deps.client.chat.completions
                 .create(body, { signal: sending.signal, timeout, headers: { [AGENT_HEADER]: req.agent } })
                 .withResponse();
@@ -295,7 +312,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
           now,
           classify: classifyAttempt,
           onAttempt: (r) => {
-            if (r.error === null) return;
+            if (r.error === null || r.error === unsent) return;
             log.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');
           },
         },
@@ -312,9 +329,10 @@ export function createChatCaller(deps: ChatCallerDeps) {
       };
     } catch (err) {
       if (reservation) {
-        if (attempts === 0) req.budget?.release(reservation);
+        if (handedToClient === 0) req.budget?.release(reservation);
         else req.budget?.settle(reservation, spent);
       }
+      if (err === unsent) throw err;
       // A retry the budget refused, or a request left too little time by its deadline, ends the call as a refusal at
       // its reservation would: a budget stop, not a failure, with its row.
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) await refused(err);

@@ -45,6 +45,8 @@ export interface LlmEngineDeps {
   limiter?: LimitFunction;
   /** Tests and callers that already hold the process's client pass it; otherwise one is built from settings. */
   client?: OpenAI;
+  /** Which candidates are erased, asked before a request carrying their text is sent (ChatCallerDeps.erasedAmong). */
+  erasedAmong?: (candidateIds: readonly string[]) => Promise<string[]>;
 }
 
 /** The ledger as the model layer sees it: every attempt becomes a row (and moves the run's totals) and the metrics. */
@@ -121,7 +123,7 @@ export function createLlmEngine(deps: LlmEngineDeps) {
   const client = deps.client ?? createLlmClient(settings());
   const limiter = deps.limiter ?? pLimit(deps.concurrency);
   const ledger = createUsageSink({ usage: deps.usage, metrics: deps.metrics, logger: deps.logger });
-  const caller: ChatCaller = createChatCaller({ client, registry: deps.registry, settings, ledger, logger: deps.logger, limiter });
+  const caller: ChatCaller = createChatCaller({ client, registry: deps.registry, settings, ledger, logger: deps.logger, limiter, erasedAmong: deps.erasedAmong });
   const agents: Agents = createLlmAgents({ caller, pool: deps.pool, logger: deps.logger, metrics: deps.metrics });
 
   return {

@@ -10,6 +10,19 @@ export abstract class LlmError extends Error {
 }
 
 /**
+ * Candidates a request would carry were erased while it waited for its slot (or between its attempts): it is not sent.
+ * An erased candidate's text must not reach a model after its erasure has been answered; the caller drops them, as a
+ * step drops candidates erased before it read their texts.
+ */
+export class CandidatesErasedError extends Error {
+  override name = 'CandidatesErasedError';
+
+  constructor(readonly candidateIds: readonly string[]) {
+    super(`${candidateIds.length} candidate(s) erased before the request was sent`);
+  }
+}
+
+/**
  * The provider failed (or never answered) after our retries; `status` is the provider's HTTP status, if any. The
  * provider's words (the openai client puts the error body in its message, and a body may echo the request) are kept
  * scrubbed, with quoted values and what they echo of `sent` (the request's text) cut, and clipped: this message reaches

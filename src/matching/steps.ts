@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentCallContext, Agents } from '../agents/types.js';
 import { turnByTurn } from '../llm/dispatch.js';
+import { CandidatesErasedError } from '../llm/errors.js';
 import type { EntryWrite } from '../runs/run-writes.js';
 import type { SearchHit, SearchRequest } from '../retrieval/search.js';
 import { bestScore, emptyRound, strongCount, type RunContext, type StepName } from './context.js';
@@ -170,7 +171,12 @@ const score: Step = async (ctx, deps) => {
           deps.signal.throwIfAborted();
           if (identitiesFailed) throw identitiesFailed;
           return deps.agents.scorer.score({ role: ctx.role, candidate: view }, deps.callContext);
+        }).catch((err: unknown) => {
+          // Erased while its request waited: it drops out, as one erased before its text was read does.
+          if (err instanceof CandidatesErasedError) return null;
+          throw err;
         });
+        if (!outcome) return;
         const identity = (await identitiesRead).get(id);
         const base = { candidateId: id, externalId: identity?.externalId ?? null, name: identity?.name ?? null, retrievalScore: retrievalScore(id), iteration: ctx.iteration };
         if (outcome.status === 'scored') {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApiKeyStore } from '../../src/auth/api-keys.js';
-import { createCandidateService } from '../../src/candidates/candidate-service.js';
+import { createCandidateService, embeddingText } from '../../src/candidates/candidate-service.js';
 import { createCandidateStore } from '../../src/candidates/candidate-store.js';
 import type { Database } from '../../src/db/database.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
@@ -105,4 +105,39 @@ test('a candidate erased while its batch is embedded gets no vector, and the res
   const vectors = await db.query<{ candidate_id: string }>('SELECT candidate_id FROM candidate_embeddings WHERE model = $1', [next.model]);
   assert.equal(vectors.rows.length, left - 1, 'every candidate still there has a vector of the new model');
   assert.ok(!vectors.rows.some((r) => r.candidate_id === erased), 'and the erased one none');
+});
+
+test("a batch spanning organisations sends no text of a candidate erased while another organisation's texts were embedded", async () => {
+  const otherOrg = await createApiKeyStore(db).ensureOrganisation('other');
+  await createCandidateService({ db, store: createCandidateStore(db), embedder: createLocalEmbedder() }).upsert(otherOrg, backendPool('o').map((c) => ({ ...c, resume: `${c.resume} Seen by the Zorblat office.` })));
+  const next = createLocalEmbedder({ dimension: 640 });
+  const sent: string[][] = [];
+  let victim = null as { id: string; text: string } | null;
+  const erasing: Embedder = {
+    model: next.model,
+    dimension: next.dimension,
+    async embed(texts, opts) {
+      if (!victim) {
+        // While the first organisation's group is embedded, a candidate of the batch's other organisation is erased.
+        const other = (
+          await db.query<{ id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string }>(
+            'SELECT id, scrubbed_headline, scrubbed_skills, scrubbed_text FROM candidates WHERE org_id <> $1 ORDER BY id LIMIT 1',
+            [opts!.orgId],
+          )
+        ).rows[0]!;
+        victim = { id: other.id, text: embeddingText({ scrubbedHeadline: other.scrubbed_headline, scrubbedSkills: other.scrubbed_skills, scrubbedText: other.scrubbed_text }) };
+        await db.query('DELETE FROM candidates WHERE id = $1', [victim.id]);
+      }
+      sent.push(texts);
+      return next.embed(texts, opts);
+    },
+  };
+  // One batch holds both organisations' candidates.
+  await reembed(db, erasing, { batch: 100 });
+  assert.ok(victim);
+  assert.equal(sent.length, 2, 'one request per organisation');
+  assert.ok(!sent.flat().includes(victim!.text), "the erased candidate's text was not sent");
+  const left = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates')).rows[0]!.n;
+  const vectors = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidate_embeddings WHERE model = $1', [next.model]);
+  assert.equal(vectors.rows[0]!.n, left, 'every candidate still there has a vector');
 });

@@ -1,7 +1,7 @@
 // The LLM reranker: listwise over batches of candidates, answers limited to the batch's own labels, merged deterministically.
 import { z } from 'zod';
 import { turnByTurn } from '../../llm/dispatch.js';
-import { StructuredOutputError } from '../../llm/errors.js';
+import { CandidatesErasedError, StructuredOutputError } from '../../llm/errors.js';
 import type { RetrievedCandidate } from '../../matching/domain.js';
 import type { AgentCallContext, Reranker, RerankInput, RerankOutput } from '../types.js';
 import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, renderRole, resumeRoom, type LlmAgentDeps } from './prompt.js';
@@ -79,6 +79,12 @@ export function createLlmReranker(deps: LlmAgentDeps): Reranker {
       // Duplicates carry no extra meaning: the first mention is the model's placement.
       return [...new Set(value.ranking)].map((label) => byLabel.get(label)!);
     } catch (err) {
+      if (err instanceof CandidatesErasedError) {
+        // Erased while the batch waited for its slot: the others are ranked without them, in a request of their own.
+        const erased = new Set(err.candidateIds);
+        const rest = batch.filter((c) => !erased.has(c.id));
+        return rest.length ? rankBatch(input, rest, index, ctx) : [];
+      }
       if (!(err instanceof StructuredOutputError)) throw err;
       // The model kept naming candidates it was not given: rather than fail the run or guess, this batch
       // keeps retrieval's order, which is the ranking we had before asking.
