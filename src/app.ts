@@ -255,8 +255,10 @@ async function registerApiPlugins(app: FastifyInstance, config: Config): Promise
       origin: config.CORS_ORIGINS,
       // @fastify/cors allows GET, HEAD and POST unless told: a browser could not erase a candidate (DELETE).
       methods: ['GET', 'HEAD', 'POST', 'DELETE'],
-      exposedHeaders: ['etag', 'location', 'retry-after', 'x-request-id'],
-      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match'],
+      exposedHeaders: ['etag', 'location', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+      // x-request-id: a client's own id comes back on the answer and in the logs (docs/api.md); a preflight that did
+      // not allow it made the browser refuse the whole request.
+      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match', 'x-request-id'],
     });
   }
   await app.register(fastifyRateLimit, {

@@ -48,7 +48,11 @@ export const ENV_SCHEMA = z.object({
   PROCESS_ROLE: z.enum(['api', 'worker', 'all']).default('all').describe('api, worker, or both in one process'),
   BOOTSTRAP_API_KEY: z
     .string()
+    // A secret file's trailing newline is no part of the key; a space, a control or a non-ASCII character inside it
+    // could never come back in an `Authorization: Bearer` header, and a key registered so would lock everyone out.
+    .trim()
     .max(200)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as `Authorization: Bearer KEY`), such as the output of `openssl rand -base64 32`')
     .optional()
     .describe('registered for organisation "default" on first boot; any length, a warning below 20 characters'),
   LLM_BASE_URL: z

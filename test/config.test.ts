@@ -53,6 +53,10 @@ test('a bad value stops the boot with a message naming the variable', () => {
     // An endpoint without http(s) booted as llm, and every run then failed on an "unsupported protocol".
     [{ LLM_BASE_URL: 'localhost:11434' }, /LLM_BASE_URL.*http/],
     [{ LLM_BASE_URL: 'ftp://models.example/v1' }, /LLM_BASE_URL/],
+    // A bootstrap key no Authorization header can carry was registered, and then every request with it was a 401.
+    [{ BOOTSTRAP_API_KEY: 'correct horse battery staple 2026' }, /BOOTSTRAP_API_KEY.*printable ASCII/],
+    [{ BOOTSTRAP_API_KEY: 'clé-très-secrète-pour-le-service-2026' }, /BOOTSTRAP_API_KEY/],
+    [{ BOOTSTRAP_API_KEY: 'tab\tinside-the-key-0123456789' }, /BOOTSTRAP_API_KEY/],
   ];
   for (const [env, pattern] of cases) {
     assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && pattern.test(err.message), JSON.stringify(env));
@@ -68,4 +72,6 @@ test('empty strings count as unset, and so do values of spaces alone; spaces aro
   // Spellings of a number that were read before are still read.
   assert.deepEqual([loadConfig({ ORG_DAILY_BUDGET_USD: '.5' }).ORG_DAILY_BUDGET_USD, loadConfig({ ORG_DAILY_BUDGET_USD: '+5' }).ORG_DAILY_BUDGET_USD, loadConfig({ ORG_DAILY_BUDGET_USD: '5.' }).ORG_DAILY_BUDGET_USD], [0.5, 5, 5]);
   assert.deepEqual([loadConfig({ CACHE_TTL_MS: '5000.0' }).CACHE_TTL_MS, loadConfig({ PORT: '+80' }).PORT], [5000, 80]);
+  // A secret file's trailing newline is no part of the key a client sends.
+  assert.equal(loadConfig({ BOOTSTRAP_API_KEY: 'tm_0123456789_abcdefghijklmnopqrstuvwxyz\n' }).BOOTSTRAP_API_KEY, 'tm_0123456789_abcdefghijklmnopqrstuvwxyz');
 });

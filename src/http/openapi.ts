@@ -1,6 +1,6 @@
 // What the route schemas cannot say about the contract, added to the generated OpenAPI document: the problem media
-// type of errors, response headers (ETag, Retry-After, Location), If-None-Match, the routes that need no key, the
-// Prometheus text of /metrics, the optional body of a stored role's run, the 413/415 of every route with a body, and
+// type of errors, response headers (ETag, Retry-After, Location, the rate limits'), If-None-Match, the routes that need
+// no key, the Prometheus text of /metrics, the optional body of a stored role's run, the 413/415 of every POST and DELETE, and
 // the 503 of a service shutting down or of a database fault; and without the schemas no path uses.
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
@@ -27,6 +27,14 @@ const RETRY_AFTER_RUN = header('Seconds to wait before polling again; only while
 const LOCATION_RUN = header('The run: /v1/matching-runs/{id}.');
 const RUN_STARTED = { Location: LOCATION_RUN, ETag: ETAG, 'Retry-After': RETRY_AFTER_RUN };
 
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': header("Requests of this kind the API key may make per minute (RATE_LIMIT_WRITES_PER_MINUTE or RATE_LIMIT_RUNS_PER_MINUTE).", 'integer'),
+  'X-RateLimit-Remaining': header('Requests of this kind left in the current minute.', 'integer'),
+  'X-RateLimit-Reset': header('Seconds until the allowance is renewed.', 'integer'),
+};
+/** Operations limited per API key: every answer after authentication says where the key stands. */
+const RATE_LIMITED = new Set(['post /v1/candidates', 'delete /v1/candidates/{id}', 'post /v1/roles', 'post /v1/matching-runs', 'post /v1/roles/{id}/matching-runs']);
+
 /** Response headers by operation ("method path") and status. */
 const RESPONSE_HEADERS: Record<string, Record<string, Record<string, Header>>> = {
   'post /v1/matching-runs': { 202: RUN_STARTED },
@@ -51,8 +59,9 @@ export function completeDocument<T>(generated: T): T {
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(operations)) {
       const responses = (op.responses ??= {});
-      // Every body passes fastify's limit and content-type check before its schema (1 MiB; the upsert sets 64 MiB).
-      if (op.requestBody) {
+      // Every body passes fastify's limit and content-type check before its schema (1 MiB; the upsert sets 64 MiB): also
+      // the body a POST or DELETE that takes none is sent anyway.
+      if (op.requestBody || method === 'post' || method === 'delete') {
         responses['413'] ??= { description: 'The body is larger than this route accepts; the detail names the limit.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
         responses['415'] ??= { description: 'The body is not JSON.', content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } };
       }
@@ -69,6 +78,7 @@ export function completeDocument<T>(generated: T): T {
         if (status === '429') response.headers = { ...response.headers, 'Retry-After': header('Seconds until the allowance is renewed.', 'integer') };
         const extra = RESPONSE_HEADERS[`${method} ${path}`]?.[status];
         if (extra) response.headers = { ...response.headers, ...extra };
+        if (RATE_LIMITED.has(`${method} ${path}`) && status !== '401' && status !== '503') response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
       }
       if (method === 'get' && path === '/v1/matching-runs/{id}') {
         responses['304'] = { ...responses['304'], description: 'Not modified: the run is as the ETag in If-None-Match names it.' };

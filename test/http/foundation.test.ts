@@ -126,8 +126,9 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) >= 400) assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], `${method} ${path} ${status}`);
       }
-      // Every route with a body refuses one over its limit (413) or not JSON (415), not only the candidate upsert.
-      if ((op as { requestBody?: object }).requestBody) {
+      // Every route with a body refuses one over its limit (413) or not JSON (415), not only the candidate upsert; and so
+      // does a POST or DELETE that takes none, when one is sent anyway.
+      if ((op as { requestBody?: object }).requestBody || method === 'post' || method === 'delete') {
         assert.ok(op.responses['413'] && op.responses['415'], `${method} ${path}: 413 and 415`);
       }
       const needsKey = path.startsWith('/v1/');
@@ -142,6 +143,12 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
         const limited = ['post', 'delete'].includes(method) && !path.endsWith('/cancel');
         assert.equal(Boolean(op.responses['404']), namesById, `${method} ${path}: 404`);
         assert.equal(Boolean(op.responses['429']), limited, `${method} ${path}: 429`);
+        // Where a per-key limit applies, every answer after authentication carries the key's standing.
+        for (const [status, response] of Object.entries(op.responses)) {
+          const headers = Object.keys(response.headers ?? {});
+          const expected = limited && status !== '401' && status !== '503';
+          assert.equal(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => headers.includes(h)), expected, `${method} ${path} ${status}: rate-limit headers`);
+        }
       }
     }
   }
@@ -150,7 +157,7 @@ test('the OpenAPI document says what the routes answer: problem documents, heade
   assert.ok(poll.responses['304'].headers.ETag);
   assert.ok(poll.parameters.some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'if-none-match'));
   for (const path of ['/v1/matching-runs', '/v1/roles/{id}/matching-runs']) {
-    assert.deepEqual(Object.keys(doc.paths[path].post.responses['202'].headers).sort(), ['ETag', 'Location', 'Retry-After']);
+    assert.deepEqual(Object.keys(doc.paths[path].post.responses['202'].headers).sort(), ['ETag', 'Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
   }
   assert.equal(doc.paths['/v1/roles/{id}/matching-runs'].post.requestBody.required, false);
   assert.equal(doc.paths['/v1/matching-runs'].post.requestBody.required, true);

@@ -186,7 +186,12 @@ test('CORS follows CORS_ORIGINS: an allowed origin is named back, any other gets
   const pre = await preflight(ALLOWED_ORIGIN);
   assert.equal(pre.statusCode, 204);
   assert.equal(pre.headers['access-control-allow-origin'], ALLOWED_ORIGIN);
-  assert.match(String(pre.headers['access-control-allow-headers']), /authorization/);
+  // Every request header the API reads is allowed: one that was not (x-request-id) made the browser refuse the request.
+  assert.deepEqual(String(pre.headers['access-control-allow-headers']).split(/,\s*/).sort(), ['authorization', 'content-type', 'idempotency-key', 'if-none-match', 'x-request-id']);
+  // And every answer header it documents can be read, the rate limits' among them.
+  for (const header of ['etag', 'location', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    assert.ok(String(allowed.headers['access-control-expose-headers']).split(/,\s*/).includes(header), header);
+  }
   // An erasure is a DELETE: @fastify/cors allowed only GET, HEAD and POST, and a browser then sent none.
   const erase = await rt.app!.inject({
     method: 'OPTIONS',
