@@ -208,6 +208,7 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   app.decorateRequest('startedAt', 0);
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
+    services.lifecycle.underWay++;
     reply.header('x-request-id', request.id);
     reply.headers(isDocsUrl(request.url) ? docsSecurity : security);
     done(services.lifecycle.closing ? new ServiceUnavailableError('The service is shutting down; retry shortly.') : undefined);
@@ -216,6 +217,7 @@ export async function buildApp(config: Config, services: Services, opts: AppOpti
   // above). One histogram child per method, route and status, looked up by a string instead of hashing labels.
   const durations = new Map<string, { observe(seconds: number): void }>();
   app.addHook('onSend', (request, reply, payload, done) => {
+    services.lifecycle.underWay--;
     const route = request.routeOptions.url ?? 'unmatched';
     const key = `${request.method} ${reply.statusCode} ${route}`;
     let child = durations.get(key);

@@ -1,4 +1,5 @@
 // One running instance of the service: database, services, HTTP app and worker, started and stopped together.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import pLimit from 'p-limit';
 import { pino, type Logger } from 'pino';
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
 
 // The least time a shutdown gives requests under way, once the worker has stopped, before it closes their connections.
 const FORCE_CLOSE_AFTER_MS = 2_000;
+// How often a shutdown looks whether the requests under way are answered.
+const UNDER_WAY_CHECK_MS = 25;
 
 export async function startRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = opts.logger ?? pino(loggerOptions(config.LOG_LEVEL));
@@ -115,7 +118,11 @@ export async function startRuntime(config: Config, opts: RuntimeOptions = {}): P
         // never told. One still running at the grace's end (at least 2 s after the worker stopped), or a connection left
         // open whatever its answer said, is cut, so that the journal is flushed and the database closed before the
         // shutdown's deadline.
-        const cut = setTimeout(() => app.server.closeAllConnections(), Math.max(FORCE_CLOSE_AFTER_MS, graceEnds - performance.now()));
+        const cutAt = performance.now() + Math.max(FORCE_CLOSE_AFTER_MS, graceEnds - performance.now());
+        // Until they are, the server goes on listening, and a new request is answered 503 with Retry-After (a client
+        // told to retry elsewhere), not refused a connection.
+        while (services.lifecycle.underWay > 0 && performance.now() < cutAt) await delay(UNDER_WAY_CHECK_MS);
+        const cut = setTimeout(() => app.server.closeAllConnections(), Math.max(0, cutAt - performance.now()));
         cut.unref();
         await app.close();
         clearTimeout(cut);

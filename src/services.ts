@@ -40,7 +40,11 @@ export async function createServices(config: Config, deps: ServiceDeps) {
   const usage = createUsageStore(db);
   const journal = deps.journal ?? createJournal({ db, logger });
   const apiKeys = createApiKeyStore(db, { cacheTtlMs: config.CACHE_TTL_MS, now: deps.now });
-  const lifecycle = { closing: false };
+  /**
+   * closing: the process is shutting down (new requests are answered 503). underWay: requests received and not yet
+   * answered (counted from the first hook to the answer's send), which a shutdown lets finish before it stops listening.
+   */
+  const lifecycle = { closing: false, underWay: 0 };
   const queueListeners = new Set<() => void>();
 
   return {

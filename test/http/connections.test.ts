@@ -131,6 +131,13 @@ test('an upload still being written when the service closes is answered within t
     });
     await new Promise((r) => setTimeout(r, 300));
     const closing = own.close();
+    // Meanwhile the server still listens: a new request is told 503 with Retry-After (to retry elsewhere), on a new
+    // connection, not refused one (the listener was closed at once, and every new client got ECONNREFUSED).
+    await new Promise((r) => setTimeout(r, 300));
+    const late = await fetch(`http://127.0.0.1:${ownPort}/v1/roles`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } });
+    assert.equal(late.status, 503);
+    assert.ok(Number(late.headers.get('retry-after')) > 0);
+    assert.equal(late.headers.get('connection'), 'close');
     const res = await answer;
     assert.equal(res.status, 200, await res.text());
     await closing;
