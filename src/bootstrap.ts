@@ -57,6 +57,8 @@ export async function openMigratedDatabase(
     connectionTimeoutMs: config.DB_CONNECTION_TIMEOUT_MS,
     statementTimeoutMs: timeouts ? config.DB_STATEMENT_TIMEOUT_MS : 0,
     lockTimeoutMs: timeouts ? config.DB_LOCK_TIMEOUT_MS : 0,
+    // Not the database role's either (set there behind PgBouncer): a migration or a prune of minutes must not be cut.
+    withoutTimeouts: !timeouts,
     onIdleError: (err) => logger.warn({ err: err.message }, 'an idle database connection failed; the pool opens another when one is needed'),
     // Each one a sign of two kinds of work taking locks in opposite orders: worth a look if it comes often.
     onConflict: (err, attempt) => logger.warn({ err, attempt }, 'the database rolled work back for a conflict with concurrent work (a deadlock); it runs again'),

@@ -44,6 +44,11 @@ export interface DatabaseOptions {
    */
   statementTimeoutMs?: number;
   lockTimeoutMs?: number;
+  /**
+   * PostgreSQL only: every statement and transaction runs as a maintenance transaction does, with both timeouts set to
+   * 0 for it (SET LOCAL), whatever the database's role sets: the CLI's commands, which a person watches.
+   */
+  withoutTimeouts?: boolean;
   /** An idle pooled connection failed (the server restarted or went away): the pool drops it and opens another. */
   onIdleError?: (err: Error) => void;
   /** The server rolled work back for a conflict (a deadlock), and it is about to run again (attempt: the one that failed). */
@@ -95,6 +100,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     poolConfig = { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' };
   }
   const settings = sessionSettings;
+  const untimed = opts.withoutTimeouts === true && !embedded;
   const pool = new pg.Pool({
     ...poolConfig,
     max: opts.poolMax,
@@ -112,6 +118,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     kind: embedded ? 'embedded' : 'postgres',
     embedded,
     async query<R>(text: string, values?: unknown[]) {
+      if (untimed) return againOnConflict(opts.onConflict, () => transaction((tx) => tx.query<R>(text, values), { maintenance: true }));
       // A statement of its own is its own transaction: one the server rolled back for a conflict is sent again.
       return againOnConflict(opts.onConflict, async () => {
         try {
@@ -122,7 +129,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       });
     },
     withTransaction<T>(fn: (tx: Queryable) => Promise<T>, txOpts: { maintenance?: boolean } = {}): Promise<T> {
-      return againOnConflict(opts.onConflict, () => transaction(fn, txOpts));
+      return againOnConflict(opts.onConflict, () => transaction(fn, untimed ? { ...txOpts, maintenance: true } : txOpts));
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
@@ -150,7 +157,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     let reusable = true;
     try {
       await send('BEGIN');
-      if (txOpts.maintenance && settings) await send('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
+      // Also when the service sets none itself: the database's role may (docs/operations.md advises it behind PgBouncer),
+      // and a migration, an index build or a CLI command of minutes was cancelled by the role's 30 s.
+      if (txOpts.maintenance && !embedded) await send('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
       const tx: Queryable = {
         query: async <R>(text: string, values?: unknown[]) => {
           try {

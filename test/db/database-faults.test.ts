@@ -16,7 +16,7 @@ after(async () => {
   await server.close();
 });
 
-function open(opts: { statementTimeoutMs?: number; lockTimeoutMs?: number; onIdleError?: (err: Error) => void } = {}): Promise<Database> {
+function open(opts: { statementTimeoutMs?: number; lockTimeoutMs?: number; withoutTimeouts?: boolean; onIdleError?: (err: Error) => void } = {}): Promise<Database> {
   return openDatabase({ databaseUrl: server.url, dataDir: 'unused', poolMax: 3, connectionTimeoutMs: 2000, ...opts });
 }
 
@@ -158,6 +158,28 @@ test('PostgreSQL connections carry the statement and lock timeouts; a maintenanc
   } finally {
     await db.close();
     // One PGlite serves every connection of this file as one session: put its settings back.
+    await server.pglite.exec('RESET statement_timeout; RESET lock_timeout');
+  }
+});
+
+test("a maintenance transaction, and every statement of the CLI's database, has no timeouts even where the database's role sets them", async () => {
+  // As `ALTER ROLE ... SET statement_timeout` does behind PgBouncer: the connection starts with the role's timeouts.
+  await server.pglite.exec("SET statement_timeout = '30s'; SET lock_timeout = '10s'");
+  const show = async (q: { query: Database['query'] }) => (await q.query<{ s: string; l: string }>("SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l")).rows[0];
+  const db = await open();
+  try {
+    assert.deepEqual(await show(db), { s: '30s', l: '10s' }, "the role's, as the service sets none");
+    assert.deepEqual(await db.withTransaction((tx) => show(tx), { maintenance: true }), { s: '0', l: '0' });
+  } finally {
+    await db.close();
+  }
+  // The CLI's database: every statement and transaction without them (a prune-traces of minutes was cancelled at 30 s).
+  const cli = await open({ withoutTimeouts: true });
+  try {
+    assert.deepEqual(await show(cli), { s: '0', l: '0' });
+    assert.deepEqual(await cli.withTransaction((tx) => show(tx)), { s: '0', l: '0' });
+  } finally {
+    await cli.close();
     await server.pglite.exec('RESET statement_timeout; RESET lock_timeout');
   }
 });
