@@ -1,5 +1,6 @@
 // The runs table as a work queue: claim with SKIP LOCKED, leases renewed by heartbeat, hand-backs and the sweeps of
 // runs no worker will finish; a claimed run's own writes, each fenced by the lease, are in run-writes.ts.
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { RunContext } from '../matching/context.js';
 import { ENGINES, type Engine, type RoleSpec } from '../matching/domain.js';
@@ -141,7 +142,7 @@ export function createRunQueue(
      * one run back until all twenty have run. Runs this process is still driving are excluded: a lease it lost but
      * has not yet noticed is not a new run.
      */
-    async claim(excludeIds: string[] = []): Promise<ClaimedRun | null> {
+    async claim(excludeIds: string[] = [], claimId: string = randomUUID()): Promise<ClaimedRun | null> {
       // One statement: the claim, the organisation's turn taken, whether the run was ever claimed (its started_at
       // before this one), and the role a run without a checkpoint starts from.
       const r = await db.query<{
@@ -161,7 +162,8 @@ export function createRunQueue(
       }>(
         `WITH claimed AS (
            UPDATE matching_runs r SET status = 'running', lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond',
-             attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + (r.status = 'queued')::int
+             attempts = r.attempts + 1, started_at = coalesce(r.started_at, now()), version = r.version + (r.status = 'queued')::int,
+             last_write = $6
            FROM (SELECT m.id, m.started_at IS NULL AS never_claimed FROM matching_runs m JOIN organisations o ON o.id = m.org_id
                  WHERE (m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now() AND m.attempts < $3 AND m.cancel_requested_at IS NULL))
                    AND NOT (m.id = ANY($4::uuid[])) AND m.engine = ANY($5::text[])
@@ -177,7 +179,7 @@ export function createRunQueue(
                        (SELECT ${roleSpecJson('ro')} FROM roles ro WHERE ro.id = r.role_id AND ro.org_id = r.org_id) END AS role),
          turn AS (UPDATE organisations SET last_claimed_at = now() WHERE id IN (SELECT org_id FROM claimed))
          SELECT * FROM claimed`,
-        [workerId, leaseMs, maxAttempts, excludeIds, engines],
+        [workerId, leaseMs, maxAttempts, excludeIds, engines, claimId],
       );
       const row = r.rows[0];
       if (!row) return null;
@@ -212,6 +214,20 @@ export function createRunQueue(
         [runIds, leaseMs, workerId],
       );
       return new Map(r.rows.map((row) => [row.id, { cancelRequested: row.cancel }]));
+    },
+
+    /**
+     * Hands back the run a claim took if its answer was lost (the connection dropped after the statement was sent): the
+     * claim may have committed, and this worker, which never learnt of it, would neither drive the run nor renew its
+     * lease, leaving it idle until the lease ran out, an attempt counted. Nothing if the claim took no run, or if the
+     * run has been written since (another worker's, or driven).
+     */
+    async handBackLostClaim(claimId: string): Promise<void> {
+      await db.query(
+        `UPDATE matching_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
+         WHERE last_write = $1 AND lease_owner = $2 AND status = 'running'`,
+        [claimId, workerId],
+      );
     },
 
     /**

@@ -9,7 +9,7 @@ import type { AgentCallContext, Agents } from '../agents/types.js';
 import { exchangeRecord } from '../audit/exchanges.js';
 import type { Journal } from '../audit/journal.js';
 import type { CandidateStore } from '../candidates/candidate-store.js';
-import type { Database } from '../db/database.js';
+import { databaseFault, unappliedOutage, type Database } from '../db/database.js';
 import { NotFoundError } from '../errors.js';
 import { initialContext, type RunContext } from '../matching/context.js';
 import { ENGINES, type Engine } from '../matching/domain.js';
@@ -23,6 +23,9 @@ import { createRunQueue, type ClaimedRun } from './run-queue.js';
 import { startHeartbeat } from './heartbeat.js';
 import { leasedReads, leasedWrites, type LeasedRead } from './while-leased.js';
 import { createLiveness } from './worker-liveness.js';
+
+/** Claims with a lost answer remembered at most, for their runs to be handed back (runs past them wait out their leases). */
+const MAX_LOST_CLAIMS = 100;
 
 export interface WorkerOptions {
   concurrency: number;
@@ -231,17 +234,31 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
     }
   }
 
+  /** Claims whose answer was lost: the run each may have taken is handed back before the next claim. */
+  const lostClaims: string[] = [];
+
   async function loop(): Promise<void> {
     while (!stopping) {
       liveness.loopPassed();
       let claimed: ClaimedRun | null = null;
       const claimSentAt = Date.now();
       if (active.size < opts.concurrency) {
+        const claimId = randomUUID();
         try {
-          claimed = await queue.claim([...active.keys()]);
+          // Runs of claims whose answers were lost go back to the queue before another is taken.
+          while (lostClaims.length) {
+            await queue.handBackLostClaim(lostClaims[0]!);
+            lostClaims.shift();
+          }
+          claimed = await queue.claim([...active.keys()], claimId).catch((err: unknown) => {
+            if (databaseFault(err) && !unappliedOutage(err)) lostClaims.push(claimId);
+            throw err;
+          });
           claims.succeeded();
         } catch (err) {
           claims.failed(err);
+          // A long outage is not remembered claim by claim: runs past these wait out their leases, as they did.
+          lostClaims.splice(0, Math.max(0, lostClaims.length - MAX_LOST_CLAIMS));
         }
       }
       if (claimed) {

@@ -115,6 +115,33 @@ test('a worker whose writes land but whose answers are lost goes on in the same 
   assert.deepEqual(await timeline(interrupted), await timeline(uninterrupted), 'every event and entry once, in order');
 });
 
+test('a claim whose answer is lost hands its run back before the next claim: run at once, its attempt not counted', async () => {
+  let lostOnce = false;
+  const lossy: Database = {
+    ...rt.db,
+    async query<R>(text: string, values?: unknown[]) {
+      const answer = await rt.db.query<R>(text, values);
+      if (!lostOnce && /WITH claimed AS/.test(text) && answer.rowCount > 0) {
+        lostOnce = true;
+        throw new DatabaseFaultError('database_unavailable', new Error('Connection terminated unexpectedly'));
+      }
+      return answer;
+    },
+  };
+  // A lease of a minute: the run taken by the lost claim would sit leased to this worker, undriven, for all of it.
+  const worker = startTestWorker(rt, { db: lossy, leaseMs: 60_000, heartbeatMs: 5_000 });
+  try {
+    const runId = await startRun({ role: GO_ROLE, maxIterations: 1, scoreLimit: 3 });
+    await waitFor(async () => (await stateOf(runId)).run.status === 'succeeded', 15_000, 'the run to end without waiting out its lease');
+    assert.ok(lostOnce, 'the claim committed and its answer was lost');
+    const row = (await rt.db.query<{ attempts: number }>('SELECT attempts FROM matching_runs WHERE id = $1', [runId])).rows[0]!;
+    assert.equal(row.attempts, 1, 'the lost claim is not an attempt');
+    assert.equal((await stateOf(runId)).events.filter((e) => e.type === 'run.started').length, 1);
+  } finally {
+    await worker.stop(2_000);
+  }
+});
+
 /**
  * A proxy in front of a PostgreSQL server's unix socket whose cut drops the client's side of every connection
  * and keeps the server's open, unread: a connection lost between client and server while a statement runs, as a
