@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createBatchWriter } from '../db/batch-writer.js';
-import { databaseOutage, type Queryable } from '../db/database.js';
+import { databaseOutage, type Database, type Queryable } from '../db/database.js';
 import type { LedgerEntry } from '../llm/ledger.js';
 import { storableJsonText } from '../text/storable.js';
 import { ledgerInsertSql } from '../usage/usage-store.js';
@@ -68,14 +68,6 @@ function traceSql(rows: TraceRow[], values: unknown[]): { live: string; insert: 
   return { live, insert };
 }
 
-/** Many audit-trail rows in one statement, in the order given (ids follow it). */
-export async function insertTraceRows(db: Queryable, rows: TraceRow[]): Promise<void> {
-  if (!rows.length) return;
-  const values: unknown[] = [];
-  const { live, insert } = traceSql(rows, values);
-  await db.query(`WITH ${live} ${insert}`, values);
-}
-
 type LedgerItem = LedgerEntry & { at: Date; entryId: string };
 /** One row of either kind; a batch writes both kinds in one statement. */
 type JournalRow = { ledger: LedgerItem; trail?: never } | { trail: TraceRow; ledger?: never };
@@ -85,17 +77,31 @@ type JournalRow = { ledger: LedgerItem; trail?: never } | { trail: TraceRow; led
  * INSERT as one more common table expression. On the embedded database a statement costs a round trip through the
  * socket server and a turn in the one queue, whatever it carries; the rows of a batch arrive together.
  */
-async function writeJournalRows(db: Queryable, rows: JournalRow[]): Promise<void> {
+async function writeJournalRows(db: JournalDatabase, rows: JournalRow[]): Promise<void> {
   const ledger = rows.flatMap((r) => (r.ledger ? [r.ledger] : []));
   const trail = rows.flatMap((r) => (r.trail ? [r.trail] : []));
-  if (!ledger.length) return insertTraceRows(db, trail);
   const values: unknown[] = [];
+  // Ledger rows alone: their unique entry ids make a second send of the batch a no-op.
   if (!trail.length) return void (await db.query(ledgerInsertSql(ledger, values), values));
   const { live, insert } = traceSql(trail, values);
   // The candidates' locks are taken before the runs' (the ledger moves their totals), as an erasure takes them: one
   // waiting for a run this statement holds while this statement waits for its candidate would be a deadlock.
-  await db.query(ledgerInsertSql(ledger, values, [live, `trail AS (${insert})`], 'live'), values);
+  const statement = ledger.length ? ledgerInsertSql(ledger, values, [live, `trail AS (${insert})`], 'live') : `WITH ${live} ${insert}`;
+  if (db.kind !== 'postgres' || !db.withTransaction) return void (await db.query(statement, values));
+  // On PostgreSQL a batch sent again after its connection was cut may meet its first send still running there (waiting
+  // for a candidate's row, say), which then commits: the trail rows' check (entry ids not yet in the runs' trails)
+  // read before that commit, and both sends wrote them. Each send first takes its runs' locks, in id order, in a
+  // transaction of its own: the second waits for the first to end, and its statement then sees what the first wrote.
+  // (The embedded database runs one statement at a time: no send is still running when another arrives.)
+  const runIds = [...new Set(trail.map((r) => r.runId))].sort();
+  await db.withTransaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(7242415, hashtext(u.id::text)) FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n)', [runIds]);
+    await tx.query(statement, values);
+  });
 }
+
+/** What the journal writes through: a database that, on PostgreSQL, also opens transactions (writeJournalRows). */
+type JournalDatabase = Queryable & Partial<Pick<Database, 'kind' | 'withTransaction'>>;
 
 // A database restart or failover takes seconds to tens of seconds: rows wait it out, in memory, rather than be lost.
 const OUTAGE_WAIT_MS = 60_000;
@@ -105,7 +111,7 @@ const OUTAGE_WAIT_MS = 60_000;
 // next model calls, which take longer than this.
 const LINGER_MS = 150;
 
-export function createJournal(deps: { db: Queryable; logger: Pick<Logger, 'error'> }) {
+export function createJournal(deps: { db: JournalDatabase; logger: Pick<Logger, 'error'> }) {
   const writer = createBatchWriter<JournalRow>({
     lingerMs: LINGER_MS,
     writeBatch: (rows) => writeJournalRows(deps.db, rows),
