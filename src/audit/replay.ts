@@ -171,7 +171,14 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
     const end: RunContext = await runWorkflow(initialContext({ runId, orgId: run.org_id, engine: started.engine, role: started.role, params }), {
       agents,
       search: recordedSearch(trace),
-      views: store.views,
+      // A candidate the run read and erased since is no longer there to read: the replay cannot act the run out (a
+      // heuristic run makes no request that would go unrecorded), and its shortlist would differ for that alone.
+      views: async (orgId, ids, opts) => {
+        const read = await store.views(orgId, ids, opts);
+        const erased = new Set(ids).size - read.length;
+        if (erased > 0) throw new ReplayUnavailableError(`${erased} candidate(s) the run read have been erased since`);
+        return read;
+      },
       identities: store.identities,
       saveEntries: async (_ctx, written) => {
         for (const entry of written) entries.set(entry.candidateId, entry);
