@@ -313,7 +313,11 @@ async function registerV1(app: FastifyInstance, config: Config, services: Servic
       candidateStore: services.candidateStore,
       // What every process remembers of the pool itself (skill vocabulary, term statistics) checks the organisation's
       // erasure count at its next use (src/cache/erasure-epoch.ts); finished runs' answers are dropped here at once.
-      onErased: (orgId) => finishedRuns.forgetOrganisation(orgId),
+      onErased: (orgId) => {
+        finishedRuns.forgetOrganisation(orgId);
+        // This process's model requests waiting to carry the candidate's text are checked against the database again.
+        services.erasureGuard.erased(orgId);
+      },
       writeRateLimit,
     });
     await v1.register(roleRoutes, { roleStore: services.roleStore, writeRateLimit });

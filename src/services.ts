@@ -5,6 +5,7 @@ import { createJournal, type Journal } from './audit/journal.js';
 import { createApiKeyStore } from './auth/api-keys.js';
 import { createCandidateService } from './candidates/candidate-service.js';
 import { createCandidateStore } from './candidates/candidate-store.js';
+import { createErasureGuard } from './candidates/erasure-guard.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { readMigrations } from './db/migrate.js';
@@ -46,6 +47,7 @@ export async function createServices(config: Config, deps: ServiceDeps) {
    */
   const lifecycle = { closing: false, underWay: 0 };
   const queueListeners = new Set<() => void>();
+  const erasureGuard = createErasureGuard(db);
 
   return {
     config,
@@ -63,6 +65,8 @@ export async function createServices(config: Config, deps: ServiceDeps) {
      */
     cacheNow: deps.now,
     lifecycle,
+    /** Whether candidates are still there before a model request carries their text; told of this process's erasures. */
+    erasureGuard,
     apiKeys,
     candidateStore,
     candidates: createCandidateService({ db, store: candidateStore, embedder }),

@@ -1,7 +1,7 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
 import { runManifest, type RunManifest } from '../audit/manifest.js';
 import { memoizeUntilErased } from '../cache/erasure-epoch.js';
-import { createErasedAmong } from '../candidates/erased-among.js';
+import { createErasureGuard, type ErasureGuard } from '../candidates/erasure-guard.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
@@ -43,6 +43,7 @@ export function createConfiguredLlmEngine(
   config: Config,
   services: Pick<Services, 'db' | 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
   pool: PoolInsight,
+  guard: ErasureGuard = createErasureGuard(services.db),
 ): LlmEngine {
   const registry = checkConfiguredModels(config);
   return createLlmEngine({
@@ -57,7 +58,7 @@ export function createConfiguredLlmEngine(
     // Shared with the embedder: LLM_CONCURRENCY caps chat and embedding requests together.
     limiter: services.modelLimiter,
     // A scorer or rerank request that waited past its candidate's erasure is not sent.
-    erasedAmong: createErasedAmong(services.db),
+    erasedAmong: guard.erasedAmong,
   });
 }
 
@@ -78,8 +79,11 @@ export function createAgentsFactory(config: Config, services: Services) {
   const pool: PoolInsight = { skillVocabulary: vocabulary.current, countMatching: services.candidateStore.countMatching };
   const heuristic = createHeuristicAgents(pool);
   // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.
-  const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool) : null;
+  const guard = services.erasureGuard;
+  const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool, guard) : null;
   return {
+    /** Candidates a run's read found (sent at `at`, performance.now()): the erasure guard's starting point. */
+    candidatesRead: guard.present,
     /** The engines this process can drive: its worker claims only their runs. */
     engines: (llm ? ['heuristic', 'llm'] : ['heuristic']) as readonly Engine[],
     agentsFor(engine: Engine): Agents {

@@ -104,7 +104,7 @@ export interface ChatCallerDeps {
    * Which of a request's candidates (ChatRequest.candidateIds) are erased, asked before each attempt is sent, once it
    * has its slot: a request that waited (for a slot, or between attempts) past its candidate's erasure is not sent.
    */
-  erasedAmong?: (candidateIds: readonly string[]) => Promise<string[]>;
+  erasedAmong?: (orgId: string, candidateIds: readonly string[]) => Promise<string[]>;
 }
 
 /** Sent with every request so proxies, provider logs and the fake server can tell agents apart. */
@@ -232,7 +232,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
           attempts = attempt;
           return limit(async () => {
             if (deps.erasedAmong && req.candidateIds?.length) {
-              const erased = await deps.erasedAmong(req.candidateIds).catch((err: unknown) => {
+              const erased = await deps.erasedAmong(req.orgId, req.candidateIds).catch((err: unknown) => {
                 throw (unsent = err);
               });
               if (erased.length) throw (unsent = new CandidatesErasedError(erased));

@@ -46,7 +46,7 @@ export interface LlmEngineDeps {
   /** Tests and callers that already hold the process's client pass it; otherwise one is built from settings. */
   client?: OpenAI;
   /** Which candidates are erased, asked before a request carrying their text is sent (ChatCallerDeps.erasedAmong). */
-  erasedAmong?: (candidateIds: readonly string[]) => Promise<string[]>;
+  erasedAmong?: (orgId: string, candidateIds: readonly string[]) => Promise<string[]>;
 }
 
 /** The ledger as the model layer sees it: every attempt becomes a row (and moves the run's totals) and the metrics. */

@@ -60,6 +60,8 @@ export interface WorkerDeps {
   isBudgetError(err: unknown): boolean;
   /** What the audit trail records about the engine when a run starts (model specs, prompt hashes). */
   manifestFor?(engine: Engine): object;
+  /** Candidates whose texts a run read (the read sent at `at`, performance.now()): there as of then (erasure-guard.ts). */
+  candidatesRead?(ids: readonly string[], at: number): void;
   onRunQueued?(listener: () => void): () => void;
 }
 
@@ -183,7 +185,12 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
       ctx = await runWorkflow(ctx, {
         agents: deps.agentsFor(run.engine),
         search: (req) => deps.search.search({ ...req, read }),
-        views: (orgId, ids, o) => read(() => deps.candidateStore.views(orgId, ids, o)),
+        views: async (orgId, ids, o) => {
+          const at = performance.now();
+          const views = await read(() => deps.candidateStore.views(orgId, ids, o));
+          deps.candidatesRead?.(views.map((v) => v.id), at);
+          return views;
+        },
         identities: (orgId, ids) => read(() => deps.candidateStore.identities(orgId, ids)),
         saveEntries: async (c, entries) => {
           const r = await write((writeId) => queue.saveEntries(c, entries, writeId));

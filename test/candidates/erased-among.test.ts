@@ -1,52 +1,62 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createErasedAmong } from '../../src/candidates/erased-among.js';
+import { createErasedAmong, createPresenceReads } from '../../src/candidates/erased-among.js';
+import { createErasureGuard } from '../../src/candidates/erasure-guard.js';
 import type { Queryable } from '../../src/db/database.js';
 
-/** A database whose candidates are `present`, answering each read when the test says. */
-function fakeDb(present: Set<string>) {
-  const reads: Array<{ ids: string[]; answer: () => void }> = [];
+/** A database of `present` candidates and an erasure count, answering each read when the test says (or at once). */
+function fakeDb(present: Set<string>, opts: { held?: boolean } = {}) {
+  const reads: Array<{ kind: 'ids' | 'count'; ids: string[]; answer: () => void }> = [];
+  const state = { erasures: 0 };
   const db: Queryable = {
-    query: async <R>(_text: string, values?: unknown[]) => {
-      const ids = values![0] as string[];
-      // What is present when the read runs, as a statement sees it.
-      const snapshot = ids.filter((id) => present.has(id));
-      await new Promise<void>((resolve) => reads.push({ ids, answer: resolve }));
-      return { rows: snapshot.map((id) => ({ id })) as R[], rowCount: snapshot.length };
+    query: async <R>(text: string, values?: unknown[]) => {
+      const count = /FROM organisations/.test(text);
+      const ids = count ? [] : (values![0] as string[]);
+      // What is there when the read runs, as a statement sees it.
+      const rows = count ? [{ erasures: state.erasures }] : ids.filter((id) => present.has(id)).map((id) => ({ id }));
+      await new Promise<void>((resolve) => {
+        reads.push({ kind: count ? 'count' : 'ids', ids, answer: resolve });
+        if (!opts.held) resolve();
+      });
+      return { rows: rows as R[], rowCount: rows.length };
     },
   };
-  return { db, reads };
+  const erase = (id: string) => {
+    present.delete(id);
+    state.erasures++;
+  };
+  return { db, reads, erase };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-test('requests asked together share one read; one asked while a read runs waits for the next, which sees what changed', async () => {
+test('presence reads: requests asked together share one read; one asked while a read runs waits for the next, which sees what changed', async () => {
   const present = new Set(['a', 'b', 'c']);
-  const { db, reads } = fakeDb(present);
-  const erasedAmong = createErasedAmong(db);
-  const first = erasedAmong(['a']);
-  const second = erasedAmong(['b', 'c']);
+  const { db, reads } = fakeDb(present, { held: true });
+  const read = createPresenceReads(db);
+  const first = read(['a']);
+  const second = read(['b', 'c']);
   await tick();
   assert.deepEqual(reads.map((r) => r.ids), [['a', 'b', 'c']], 'one read for both');
   // Erased after that read began: a request asked now must not be answered by it.
   present.delete('c');
-  const third = erasedAmong(['c']);
-  const fourth = erasedAmong(['a']);
+  const third = read(['c']);
+  const fourth = read(['a']);
   await tick();
   assert.equal(reads.length, 1, 'the next read waits for the one in flight');
   reads[0]!.answer();
-  assert.deepEqual(await first, []);
-  assert.deepEqual(await second, [], 'as of the read it joined');
+  assert.deepEqual((await first).found, ['a']);
+  assert.deepEqual((await second).found, ['b', 'c'], 'as of the read it joined');
   await tick();
   assert.deepEqual(reads[1]!.ids, ['c', 'a'], 'one read for the requests asked meanwhile');
   reads[1]!.answer();
-  assert.deepEqual(await third, ['c']);
-  assert.deepEqual(await fourth, []);
-  assert.deepEqual(await erasedAmong([]), [], 'no ids, no read');
+  assert.deepEqual((await third).found, []);
+  assert.deepEqual((await fourth).found, ['a']);
+  assert.deepEqual((await read([])).found, [], 'no ids, no read');
   assert.equal(reads.length, 2);
 });
 
-test('a read that fails fails its requests only: the next read is made', async () => {
+test('a presence read that fails fails its requests only: the next read is made', async () => {
   let fail = true;
   const erasedAmong = createErasedAmong({
     query: async <R>() => {
@@ -57,4 +67,70 @@ test('a read that fails fails its requests only: the next read is made', async (
   await assert.rejects(erasedAmong(['a']), /connection lost/);
   fail = false;
   assert.deepEqual(await erasedAmong(['a', 'b']), ['b']);
+});
+
+test('the guard answers from the erasure count while it has not moved since the candidates were read, and reads them one by one once it has', async () => {
+  let clock = 1_000;
+  const { db, reads, erase } = fakeDb(new Set(['a', 'b', 'c']));
+  const guard = createErasureGuard(db, { now: () => clock, freshMs: 500 });
+  // The organisation's first request: its candidates are read one by one, and its count beside them.
+  assert.deepEqual(await guard.erasedAmong('org', ['x']), ['x']);
+  assert.deepEqual(reads.map((r) => r.kind).sort(), ['count', 'ids']);
+  // A step reads texts after that count: its requests, even seconds later, need only a fresh count.
+  clock += 10;
+  guard.present(['a', 'b'], clock);
+  clock += 300;
+  reads.length = 0;
+  assert.deepEqual(await guard.erasedAmong('org', ['a']), [], 'the count is fresh (300 ms): no read waited for');
+  assert.deepEqual(reads.map((r) => r.kind), ['count'], 'but one older than 150 ms is read again in the background');
+  await tick();
+  clock += 3_000;
+  reads.length = 0;
+  assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), []);
+  assert.deepEqual(reads.map((r) => r.kind), ['count'], 'a stale count is read again, and nothing else');
+  // An erasure moves the count: the next request reads its candidates.
+  erase('b');
+  clock += 1_000;
+  reads.length = 0;
+  assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), ['b']);
+  assert.deepEqual(reads.map((r) => r.kind), ['count', 'ids']);
+  // Found there by that read: later requests are answered from the count again.
+  clock += 100;
+  reads.length = 0;
+  assert.deepEqual(await guard.erasedAmong('org', ['a']), []);
+  assert.equal(reads.length, 0);
+  // A candidate never read (no texts, no check) is read one by one.
+  assert.deepEqual(await guard.erasedAmong('org', ['c']), []);
+  assert.deepEqual(reads.map((r) => r.kind), ['ids']);
+});
+
+test('the guard never trusts a count read before the candidates were last seen to cover an erasure after it', async () => {
+  let clock = 1_000;
+  const { db, reads, erase } = fakeDb(new Set(['a', 'b']));
+  const guard = createErasureGuard(db, { now: () => clock, freshMs: 500 });
+  await guard.erasedAmong('org', ['a']);
+  clock += 10;
+  guard.present(['a', 'b'], clock);
+  // Erased after its text was read, within the count's freshness: the count read now sees it.
+  erase('a');
+  clock += 600;
+  reads.length = 0;
+  assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), ['a']);
+  assert.deepEqual(reads.map((r) => r.kind), ['count', 'ids']);
+});
+
+test("an erasure in this process is seen at once: no count read before it answers a request", async () => {
+  let clock = 1_000;
+  const { db, reads, erase } = fakeDb(new Set(['a', 'b']));
+  const guard = createErasureGuard(db, { now: () => clock, freshMs: 500 });
+  await guard.erasedAmong('org', ['a']);
+  clock += 10;
+  guard.present(['a', 'b'], clock);
+  clock += 50;
+  // Erased here (DELETE answered by this process): the count read 50 ms ago is fresh, and no longer the answer.
+  erase('a');
+  guard.erased('org');
+  reads.length = 0;
+  assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), ['a']);
+  assert.deepEqual(reads.map((r) => r.kind), ['count', 'ids']);
 });
