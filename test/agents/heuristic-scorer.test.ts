@@ -285,6 +285,24 @@ test('stated years: a duration in German, Spanish or French counts; a company\'s
   }
 });
 
+test("job lengths are summed: three jobs of two years are six; a skill's years, or a claim of the whole, are not summed", async () => {
+  const seniority = async (text: string) => (await scoreOf(view(text))).subscores.seniority;
+  const years = async (text: string) => (await scoreOf(view(text))).rationale;
+  // ROLE asks 5+ years: three jobs of 2 years each are 6, where the longest alone (2) fell short.
+  const jobs = 'Backend Developer, Acme (2 years)\nSoftware Engineer, Globex (2 years)\nJunior Developer, Initech (2 years)';
+  assert.equal(await seniority(jobs), await seniority('Backend developer with 6 years of experience.'), await years(jobs));
+  assert.match(await years(jobs), /6 years \(jobs' lengths summed\)/);
+  // LinkedIn's "· 2 yrs 6 mos" is one length in two parts.
+  const linkedIn = 'Backend Developer · Acme\nMar 2023 - Present · 2 yrs 6 mos\nSoftware Engineer · Globex\nDuration: 3 years';
+  assert.match(await years(linkedIn), /5\.5 years \(jobs' lengths summed\)/);
+  // Years per skill overlap: the longest stands, as a claim.
+  const skills = 'Skills: Python (5 years), Java (3 years), SQL (4 years)';
+  assert.match(await years(skills), /5 years \(stated\)/);
+  // "(6 years of experience)" states the whole: not added to the jobs.
+  const claim = 'Backend Developer (6 years of experience)\nSoftware Engineer, Globex (2 years)';
+  assert.match(await years(claim), /6 years \(stated\)/);
+});
+
 test('the hard-skills evidence quotes the lines that hold the skills found, not the first lines with a title word', async () => {
   const role = { ...ROLE, title: 'Python Developer', mustHaveSkills: ['Python', 'pandas'], niceToHaveSkills: [] };
   const text = 'I develop marketing campaigns for retail brands.\nDeveloped a loyalty programme for a grocer.\nSkills: Python, pandas';

@@ -52,8 +52,8 @@ const NUMBER_WORDS: Record<string, number> = {
 // one pass, not one for every way to share the run.
 // The units in German, Spanish, Portuguese, French and Italian too, as the role side reads them (role-profile.ts).
 const STATED_YEARS_RE =
-  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)(?:\s*\+)?(?:\s*-)?\s*(years?|yrs?|months?|jahr(?:e|en)?|años?|anos?|ans|anni|anno|monat(?:e|en)?|meses|mois|mesi)(?![\p{L}\d])/giu;
-const MONTHS_RE = /^(?:month|monat|mes|mois)/i;
+  /\b(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)(?:\s*\+)?(?:\s*-)?\s*(years?|yrs?|months?|mos?|mths?|jahr(?:e|en)?|años?|anos?|ans|anni|anno|monat(?:e|en)?|meses|mois|mesi)(?![\p{L}\d])/giu;
+const MONTHS_RE = /^(?:mo|mth|mes)/i;
 // A section heading: a short line naming a part of the resume ("Education:", "WORK EXPERIENCE").
 const HEADING_RE =
   /^(?:[A-Za-z][A-Za-z &/]{2,38}:|(?:education|academics?|qualifications?|certifications?|courses?|training|(?:work |professional )?experience|employment(?: history)?|work history|skills|technical skills|projects|summary|profile|objective|achievements|kpis|awards|languages|interests|references)\s*:?)$/i;
@@ -68,6 +68,7 @@ const RANGE_RE = new RegExp(
     `((?:19|20)\\d{2}|${NOW_WORDS})(?![\\p{L}\\d])`,
   'giu',
 );
+const RANGE_ANYWHERE_RE = new RegExp(RANGE_RE.source, 'iu');
 // "Since 2019", "seit 03/2019", "(depuis 2019)", "desde 2019": a range open to the present, where a date column or a
 // bracket puts it, as "2019 - present" would be; "a member since 2008" in prose is no job. Not before an end
 // ("desde 2015 hasta 2018" reads as the range, not as one still running).
@@ -86,9 +87,18 @@ const NOT_WORK_AFTER_RE = /^\s*(?:ago|of (?:history|tradition|existence)|in busi
 // 2016"): no work years, and no gap counted against anyone either.
 const AWAY_RE = /\b(?:(?:maternity|paternity|parental|family|medical|sick|caregiving|carer'?s?) leave|career (?:break|gap|pause)|sabbatical|caregiving|caring for)\b/i;
 
+// A job's own length, as a list of jobs gives it: "Backend Developer, Acme (3 years)", "Jan 2019 - Present · 3 yrs 2 mos",
+// "Duration: 18 months". Each job's is a part of the whole, not a claim of it: they are summed. On a line that names a
+// job (a title, a date range) or says it is a duration: "Python (5 years), Java (3 years)" are a skill's years, which
+// overlap, and stay claims.
+const DURATION_BEFORE_RE = /(?:\(|·|\||\b(?:duration|dauer|duración|duracion|durée|durata)\s*:)\s*$/iu;
+const DURATION_WORD_RE = /\b(?:duration|dauer|duración|duracion|durée|durata)\s*:/iu;
+// ...unless the passage says it is the experience ("(5 years of experience)" is a claim of the whole).
+const EXPERIENCE_RE = /\b(?:experience|exp\.|erfahrung|berufserfahrung|experiencia|expérience|experiência|esperienza)/iu;
+
 export interface YearsFound {
   years: number;
-  from: 'field' | 'stated' | 'dates' | 'titles';
+  from: 'field' | 'stated' | 'durations' | 'dates' | 'titles';
   passages: Passage[];
 }
 
@@ -106,6 +116,8 @@ export function candidateYears(input: RuleInput): YearsFound | null {
   if (candidate.yearsExperience !== null) return { years: candidate.yearsExperience, from: 'field', passages: [] };
   let stated = -1;
   let statedIn: Passage | null = null;
+  let durations = 0;
+  const durationPassages: Passage[] = [];
   const ranges: Array<[number, number]> = [];
   const rangePassages: Passage[] = [];
   let inEducation = false;
@@ -113,13 +125,24 @@ export function candidateYears(input: RuleInput): YearsFound | null {
     if (HEADING_RE.test(p.text)) inEducation = EDUCATION_HEADING_RE.test(p.text);
     // Study years are not work years, and nor is time away: neither as stated years nor as date ranges.
     if (inEducation || EDUCATION_RE.test(p.text) || AWAY_RE.test(p.text)) continue;
+    // The end of the last job length read in this passage: "3 yrs 2 mos" is one length in two parts.
+    let durationEnd = -1;
+    const jobLine = TITLE_NOUN_RE.test(p.text) || DURATION_WORD_RE.test(p.text) || RANGE_ANYWHERE_RE.test(p.text);
     for (const m of p.text.matchAll(STATED_YEARS_RE)) {
       const at = m.index ?? 0;
       const after = p.text.slice(at + m[0].length);
       if (AGE_BEFORE_RE.test(p.text.slice(Math.max(0, at - 40), at)) || AGE_AFTER_RE.test(after) || NOT_WORK_AFTER_RE.test(after)) continue;
       const raw = (m[1] ?? '').toLowerCase();
       const n = (NUMBER_WORDS[raw] ?? Number(raw)) / (MONTHS_RE.test(m[2] ?? '') ? 12 : 1);
-      if (n <= 45 && n > stated) {
+      if (n > 45) continue;
+      const continues = durationEnd >= 0 && /^\s*(?:,|and|&|und|y|et|e)?\s*$/iu.test(p.text.slice(durationEnd, at));
+      if (continues || (jobLine && DURATION_BEFORE_RE.test(p.text.slice(Math.max(0, at - 20), at)) && !EXPERIENCE_RE.test(p.text))) {
+        durations += n;
+        durationEnd = at + m[0].length;
+        if (durationPassages.at(-1) !== p && durationPassages.length < 2) durationPassages.push(p);
+        continue;
+      }
+      if (n > stated) {
         stated = n;
         statedIn = p;
       }
@@ -141,16 +164,17 @@ export function candidateYears(input: RuleInput): YearsFound | null {
     if (end > from) total += end - from;
     cursor = Math.max(cursor, end);
   }
-  if (stated < 0 && ranges.length === 0) {
+  if (stated < 0 && ranges.length === 0 && durations === 0) {
     const titles = jobTitles(resume);
     const levels = titles.map((t) => level(t.text));
     const top = levels.length > 0 ? Math.max(...levels) : 2;
     const implied = YEARS_BY_LEVEL[top] ?? null;
     return implied === null ? null : { years: implied, from: 'titles', passages: [titles[levels.indexOf(top)]!] };
   }
-  return stated >= total
-    ? { years: stated, from: 'stated', passages: statedIn ? [statedIn] : [] }
-    : { years: total, from: 'dates', passages: rangePassages };
+  // The largest of the three readings: a claim of the whole, the jobs' lengths summed, the dates merged.
+  if (stated >= total && stated >= durations) return { years: stated, from: 'stated', passages: statedIn ? [statedIn] : [] };
+  if (durations > total) return { years: durations, from: 'durations', passages: durationPassages };
+  return { years: total, from: 'dates', passages: rangePassages };
 }
 
 const SENIORITY_OPEN = 11;
@@ -166,7 +190,7 @@ export function seniorityRule(input: RuleInput): RuleResult {
   }
   if (found === null) return { value: SENIORITY_UNKNOWN, why: 'years of experience unknown', support: [] };
   const years = Math.round(found.years * 10) / 10;
-  const source = { field: 'profile', stated: 'stated', dates: 'from dates', titles: 'implied by job titles' }[found.from];
+  const source = { field: 'profile', stated: 'stated', durations: "jobs' lengths summed", dates: 'from dates', titles: 'implied by job titles' }[found.from];
   const have = `${years} years (${source})`;
   const asked = wanted.max !== null ? `${wanted.min}-${wanted.max}` : `${wanted.min}+`;
   let value: number;
