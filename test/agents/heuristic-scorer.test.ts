@@ -270,6 +270,14 @@ test('logistics: the same place is the role place, not a shared country, state o
   assert.equal(await logistics('San Francisco, CA', 'San Diego, CA'), 2);
   assert.equal(await logistics('New York, NY, USA', 'Austin, TX, USA'), 2);
   assert.equal(await logistics('London, UK', 'New London, CT'), 2);
+  // The same city in another country or state is elsewhere; the same region however written is not.
+  assert.equal(await logistics('Paris, FR', 'Paris, TX'), 2);
+  assert.equal(await logistics('Paris, France', 'Paris, Texas, USA'), 2);
+  assert.equal(await logistics('Portland, OR', 'Portland, ME'), 2);
+  assert.equal(await logistics('Munich, Germany', 'Munich, Bavaria, Germany'), 10);
+  assert.equal(await logistics('Berlin, DE', 'Berlin, Germany'), 10);
+  assert.equal(await logistics('Austin, TX, USA', 'Austin, TX'), 10);
+  assert.equal(await logistics('Paris, FR', 'Paris'), 10);
 });
 
 test('stated years: a duration in German, Spanish or French counts; a company\'s history, a time ago or a degree does not', async () => {
