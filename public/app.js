@@ -276,17 +276,24 @@ function markCurrentRun() {
   }
 }
 
+// The list request on its way: a second press of "Show more" (or a refresh) while one is answered must not append
+// the same page twice; the newest request's answer is the one shown.
+let runsRequest = 0;
+
 async function loadRecentRuns(append = false) {
   const list = $('recent-runs');
   if (!keyStore.get()) {
     $('runs-status').textContent = 'Save an API key to see recent runs.';
     return;
   }
+  if (append && list.getAttribute('aria-busy') === 'true') return;
   const epoch = keyEpoch;
+  const request = ++runsRequest;
   list.setAttribute('aria-busy', 'true');
+  $('more-runs').setAttribute('aria-disabled', 'true');
   try {
     const page = await listRuns({ limit: 10, cursor: append ? runsCursor : undefined });
-    if (epoch !== keyEpoch) return; // read with a key since replaced or forgotten
+    if (epoch !== keyEpoch || request !== runsRequest) return; // read with a key since replaced, or a newer request made
     const items = Array.isArray(page && page.items) ? page.items : [];
     renderRecentRuns(list, items, current && current.id, append);
     runsCursor = (page && page.nextCursor) || null;
@@ -295,7 +302,10 @@ async function loadRecentRuns(append = false) {
   } catch (err) {
     if (epoch === keyEpoch) $('runs-status').textContent = describe(err);
   } finally {
-    list.removeAttribute('aria-busy');
+    if (request === runsRequest) {
+      list.removeAttribute('aria-busy');
+      $('more-runs').removeAttribute('aria-disabled');
+    }
   }
 }
 

@@ -20,6 +20,18 @@ function fieldIdFor(path) {
   return segs.length && Object.hasOwn(FIELD_IDS, segs[0]) ? FIELD_IDS[segs[0]] : null;
 }
 
+// A problem's message, naming the list item it is about ("role.mustHaveSkills.1": the second skill as sent).
+function messageOf(e) {
+  const message = e.message || 'is not valid';
+  const segs = String(e.path || '').split(/[./[\]#]+/).filter(Boolean);
+  const index = /^\d+$/.test(segs.at(-1) || '') ? Number(segs.at(-1)) : null;
+  const id = fieldIdFor(e.path);
+  if (index === null || (id !== 'must-have' && id !== 'nice-to-have')) return message;
+  const item = splitSkills($(id).value)[index];
+  const shown = item === undefined ? '' : ` (“${item.length > 30 ? `${item.slice(0, 30)}…` : item}”)`;
+  return `skill ${index + 1}${shown}: ${message}`;
+}
+
 // Comma-separated text → trimmed, de-duplicated (case-insensitively) list.
 function splitSkills(text) {
   const seen = new Set();
@@ -37,14 +49,17 @@ function numberOf(id) {
 }
 
 export function readForm() {
-  const role = { title: $('role-title').value.trim(), description: $('role-description').value.trim() };
+  // Sent as typed: the service says what is wrong with a blank title ("must not be only whitespace").
+  const role = { title: $('role-title').value, description: $('role-description').value };
   const must = splitSkills($('must-have').value);
   const nice = splitSkills($('nice-to-have').value);
   if (must.length) role.mustHaveSkills = must;
   if (nice.length) role.niceToHaveSkills = nice;
   if ($('seniority').value) role.seniority = $('seniority').value;
   if ($('location').value.trim()) role.location = $('location').value.trim();
-  role.remote = $('remote').checked;
+  // Three states, as the API has them: left out, the role says nothing about remote work (an unticked box sent
+  // false, which reads as on-site only and narrowed the search to the role's location).
+  if ($('remote').value) role.remote = $('remote').value === 'true';
   const minYears = numberOf('min-years');
   if (minYears !== undefined) role.minYearsExperience = minYears;
   const body = { role };
@@ -72,9 +87,8 @@ function markField(id, messages) {
   input.setAttribute('aria-invalid', 'true');
   if (!('describedby' in input.dataset)) input.dataset.describedby = input.getAttribute('aria-describedby') || '';
   input.setAttribute('aria-describedby', `${input.dataset.describedby} ${msgId}`.trim());
-  const p = el('p', { class: 'field-error', id: msgId }, messages.join(' '));
-  // Checkbox errors go after the label; others sit right above their input, where sighted users look.
-  if (input.type === 'checkbox') input.parentElement.append(p); else input.before(p);
+  // Right above the input, where sighted users look.
+  input.before(el('p', { class: 'field-error', id: msgId }, messages.join(' ')));
 }
 
 export function showFormProblem(err) {
@@ -82,14 +96,14 @@ export function showFormProblem(err) {
   const byField = new Map();
   for (const e of problem.errors) {
     const id = fieldIdFor(e.path);
-    if (id) byField.set(id, [...(byField.get(id) || []), e.message || 'is not valid']);
+    if (id) byField.set(id, [...(byField.get(id) || []), messageOf(e)]);
   }
   for (const [id, msgs] of byField) markField(id, msgs);
   const linkFor = (e) => {
     const id = fieldIdFor(e.path);
     if (!id) return null;
     const label = form.querySelector(`label[for="${id}"]`);
-    const a = el('a', { href: `#${id}` }, `${label ? label.firstChild.textContent.trim() : e.path}: ${e.message || 'is not valid'}`);
+    const a = el('a', { href: `#${id}` }, `${label ? label.firstChild.textContent.trim() : e.path}: ${messageOf(e)}`);
     // Focus the field instead of navigating, which would replace the #run=… hash.
     a.addEventListener('click', (ev) => { ev.preventDefault(); $(id).focus(); });
     return a;

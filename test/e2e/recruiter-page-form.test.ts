@@ -67,6 +67,9 @@ test('bad input is answered by the service\'s problem document, shown next to ea
     assert.ok(((await page.textContent(`#${id}-error`)) ?? '').length > 0, `${id} has its message`);
   }
   assert.equal(await page.evaluate('document.activeElement.id'), 'form-errors', 'the summary takes focus');
+  // The title is sent as typed, so the service's own words say what is wrong; a list item is named.
+  assert.match((await page.textContent('#role-title-error')) ?? '', /whitespace/);
+  assert.match((await page.textContent('#must-have-error')) ?? '', /^skill 2 \(“k{30}…”\): /);
   const links = await page.$$eval('#form-errors a', (as: Array<{ textContent: string | null }>) => as.map((a) => a.textContent ?? ''));
   assert.equal(links.length, 3, links.join(' | '));
   assert.ok(links.some((l) => l.startsWith('Description: ')), links.join(' | '));
@@ -84,6 +87,8 @@ test('bad input is answered by the service\'s problem document, shown next to ea
   assert.equal(await page.isHidden('#form-errors'), true);
   assert.equal(await page.locator('#role-form [aria-invalid]').count(), 0);
   assert.equal(await runCount(), before + 1);
+  // Remote work left "Not stated" is left out of the role (false would read as on-site only).
+  assert.equal('remote' in (posts[1]!.postDataJSON() as { role: object }).role, false);
   await page.close();
 });
 
@@ -105,10 +110,12 @@ test('a second press while the run it started is unfinished re-sends the same Id
   assert.equal(await runCount(), before + 1, 'one run, not two');
 
   await page.fill('#role-title', 'Idempotent role, edited');
+  await page.selectOption('#remote', 'false');
   await page.click('#submit-run');
   await page.waitForFunction((prev) => window.location.hash !== prev, first);
   assert.equal(posts.length, 3);
   assert.notEqual(idempotencyKeys(posts)[2], k1, 'a different role gets its own key');
+  assert.equal((posts[2]!.postDataJSON() as { role: { remote?: boolean } }).role.remote, false, '"On-site only" is remote: false');
   assert.equal(await runCount(), before + 2);
   await page.close();
 });

@@ -299,3 +299,29 @@ test('answers to requests sent with the previous key are dropped: its recent run
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('"Show more" pressed again while its page is on its way lists that page once', { skip: SKIP, timeout: 30_000 }, async () => {
+  const page1 = Array.from({ length: 10 }, () => run(randomUUID(), 'succeeded'));
+  const page2 = Array.from({ length: 3 }, () => run(randomUUID(), 'succeeded'));
+  const { page } = await watchedPage(browser.context);
+  const calls = await stubApi(page, async (call) => {
+    if (!call.path.startsWith('/v1/matching-runs?')) return empty;
+    if (!call.path.includes('cursor=')) return { status: 200, body: { items: page1, nextCursor: 'c2' } };
+    await new Promise((r) => setTimeout(r, 800));
+    return { status: 200, body: { items: page2, nextCursor: null } };
+  });
+  await page.goto(`${baseUrl}/`);
+  await page.fill('#api-key', 'tm_any_key_0123456789');
+  await page.click('#save-key');
+  await page.waitForSelector('#more-runs:not([hidden])');
+  await page.click('#more-runs');
+  // While the page is on its way the button says it is disabled (aria-disabled): pressed anyway.
+  assert.equal(await page.getAttribute('#more-runs', 'aria-disabled'), 'true');
+  await page.click('#more-runs', { force: true });
+  await page.waitForSelector('#more-runs', { state: 'hidden' });
+  const ids = await page.$$eval('#recent-runs a[data-run-id]', (as: Array<{ dataset: { runId?: string } }>) => as.map((a) => a.dataset.runId));
+  assert.equal(ids.length, 13, ids.join(' '));
+  assert.equal(new Set(ids).size, 13, 'no run listed twice');
+  assert.equal(calls.filter((c) => c.path.includes('cursor=c2')).length, 1, 'the second press sent nothing');
+  await page.close();
+});

@@ -135,7 +135,7 @@ test('a recruiter enters the key, submits a role, watches the run finish and rea
   await page.selectOption('#seniority', GO_ROLE.seniority);
   await page.fill('#min-years', String(GO_ROLE.minYearsExperience));
   await page.fill('#location', GO_ROLE.location);
-  await page.setChecked('#remote', GO_ROLE.remote);
+  await page.selectOption('#remote', String(GO_ROLE.remote));
   await page.fill('#max-iterations', '2');
   await page.fill('#score-threshold', '50');
   await page.fill('#target-strong', '2');
