@@ -67,6 +67,11 @@ export interface ChatRequest {
   onExchange?: (exchange: ModelExchange) => Promise<void>;
   /** The run's logger (runId, orgId, iteration); the caller's own logger otherwise. */
   logger?: LlmLogger;
+  /**
+   * How the check of candidateIds (ChatCallerDeps.erasedAmong) reads the database: a worker's run waits out an outage
+   * while its lease lasts (src/runs/while-leased.ts), as its other reads do. Without it, once.
+   */
+  read?: <T>(statement: () => Promise<T>) => Promise<T>;
 }
 
 export interface CallUsage {
@@ -232,7 +237,9 @@ export function createChatCaller(deps: ChatCallerDeps) {
           attempts = attempt;
           return limit(async () => {
             if (deps.erasedAmong && req.candidateIds?.length) {
-              const erased = await deps.erasedAmong(req.orgId, req.candidateIds).catch((err: unknown) => {
+              const check = deps.erasedAmong;
+              const ids = req.candidateIds;
+              const erased = await (req.read ? req.read(() => check(req.orgId, ids)) : check(req.orgId, ids)).catch((err: unknown) => {
                 throw (unsent = err);
               });
               if (erased.length) throw (unsent = new CandidatesErasedError(erased));

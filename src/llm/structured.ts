@@ -177,6 +177,7 @@ export interface AskOptions<S extends z.ZodType> {
   candidateIds?: string[];
   onExchange?: ChatRequest['onExchange'];
   logger?: ChatRequest['logger'];
+  read?: ChatRequest['read'];
 }
 
 export interface AskResult<T> {
@@ -215,6 +216,7 @@ export async function ask<S extends z.ZodType>(opts: AskOptions<S>): Promise<Ask
       candidateIds: opts.candidateIds,
       onExchange: opts.onExchange,
       logger: opts.logger,
+      read: opts.read,
       judge: (choice) => judgementOf((box.result = interpretAnswer(opts.schema, choice))),
     });
     usage = addUsage(usage, answer.usage);

@@ -113,7 +113,7 @@ export function resumeRoom(deps: LlmAgentDeps, agent: AgentName, fixed: string, 
 
 /** The fields of a model call that come from the run: who pays, its budget, deadline, cancellation, logger and audit hook. */
 export function callFields(ctx: AgentCallContext) {
-  return { orgId: ctx.orgId, runId: ctx.runId ?? null, budget: ctx.budget, signal: ctx.signal, deadline: ctx.deadline, onExchange: ctx.onExchange, logger: ctx.logger };
+  return { orgId: ctx.orgId, runId: ctx.runId ?? null, budget: ctx.budget, signal: ctx.signal, deadline: ctx.deadline, onExchange: ctx.onExchange, logger: ctx.logger, read: ctx.read };
 }
 
 /** The run's logger when the call has one, so every line of a run carries its runId, orgId and iteration. */
