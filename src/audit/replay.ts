@@ -64,7 +64,22 @@ export class ReplayUnavailableError extends Error {
   override name = 'ReplayUnavailableError';
 }
 
-type TraceRow = { kind: string; data: Record<string, unknown> };
+type TraceRow = { kind: string; data: Record<string, unknown>; candidate_id: string | null };
+
+/**
+ * Candidates the run is known to have read: scored or left unscored, picked by the reranker, or named by a model
+ * exchange. One missing now was erased after the run read it, and the replay cannot act the run out; one missing that
+ * is none of these (retrieved, then erased before the run read it) dropped out of the run too, and drops out here.
+ */
+function candidatesRead(trace: TraceRow[]): Set<string> {
+  const read = new Set<string>();
+  for (const row of trace) {
+    if (row.candidate_id) read.add(row.candidate_id);
+    const ids = row.kind === 'candidates.reranked' ? row.data.orderedIds : row.kind === 'model.exchange' ? row.data.candidateIds : undefined;
+    if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') read.add(id);
+  }
+  return read;
+}
 type StartedTrace = RunManifest & { role: RoleSpec; params: RunParams };
 
 function describe(err: unknown): string {
@@ -138,7 +153,7 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
   if (run.status === 'queued' || run.status === 'running') throw new ReplayUnavailableError(`run ${runId} is still ${run.status}`);
   // Where a cancel arrived is not in the trail: replayed, the run would go on past it, into requests nobody recorded.
   if (run.status === 'cancelled') throw new ReplayUnavailableError(`run ${runId} was cancelled: a replay cannot act out when the cancel arrived`);
-  const trace = (await db.query<TraceRow>('SELECT kind, data FROM run_trace WHERE run_id = $1 ORDER BY id', [runId])).rows;
+  const trace = (await db.query<TraceRow>('SELECT kind, data, candidate_id FROM run_trace WHERE run_id = $1 ORDER BY id', [runId])).rows;
   const started = trace.find((t) => t.kind === 'run.started')?.data as StartedTrace | undefined;
   if (!started) throw new ReplayUnavailableError(`run ${runId} has no audit trail (pruned, or recorded before trails existed)`);
 
@@ -163,6 +178,7 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
       ? { budget: createBudget({ maxTokens: params.budget.maxTokens, maxCostUsd: params.budget.maxCostUsd, maxCalls: callCap(params, reaskLimit) }) }
       : {}),
   };
+  const readByRun = candidatesRead(trace);
   const entries = new Map<string, EntryWrite>();
   const scoreLimit = pLimit(8);
   let stop: Stop | null = null;
@@ -175,7 +191,8 @@ export async function replayRun(opts: { db: Database; config: Config; runId: str
       // heuristic run makes no request that would go unrecorded), and its shortlist would differ for that alone.
       views: async (orgId, ids, opts) => {
         const read = await store.views(orgId, ids, opts);
-        const erased = new Set(ids).size - read.length;
+        const found = new Set(read.map((v) => v.id));
+        const erased = [...new Set(ids)].filter((id) => !found.has(id) && readByRun.has(id)).length;
         if (erased > 0) throw new ReplayUnavailableError(`${erased} candidate(s) the run read have been erased since`);
         return read;
       },
