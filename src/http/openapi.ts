@@ -28,7 +28,7 @@ const LOCATION_RUN = header('The run: /v1/matching-runs/{id}.');
 const RUN_STARTED = { Location: LOCATION_RUN, ETag: ETAG, 'Retry-After': RETRY_AFTER_RUN };
 
 const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': header("Requests of this kind the API key may make per minute (RATE_LIMIT_WRITES_PER_MINUTE or RATE_LIMIT_RUNS_PER_MINUTE).", 'integer'),
+  'X-RateLimit-Limit': header("Requests of this kind the API key may make per minute (RATE_LIMIT_WRITES_PER_MINUTE or RATE_LIMIT_RUNS_PER_MINUTE); absent from a run start answered for its Idempotency-Key, which is not counted.", 'integer'),
   'X-RateLimit-Remaining': header('Requests of this kind left in the current minute.', 'integer'),
   'X-RateLimit-Reset': header('Seconds until the allowance is renewed.', 'integer'),
 };
@@ -78,7 +78,10 @@ export function completeDocument<T>(generated: T): T {
         if (status === '429') response.headers = { ...response.headers, 'Retry-After': header('Seconds until the allowance is renewed.', 'integer') };
         const extra = RESPONSE_HEADERS[`${method} ${path}`]?.[status];
         if (extra) response.headers = { ...response.headers, ...extra };
-        if (RATE_LIMITED.has(`${method} ${path}`) && status !== '401' && status !== '503') response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
+        // Not on a run start answered for its Idempotency-Key (the first run again, or 422 for another body): such a
+        // start is not counted, and the limiter does not see it.
+        const replayOnly = status === '422' && path.endsWith('matching-runs');
+        if (RATE_LIMITED.has(`${method} ${path}`) && status !== '401' && status !== '503' && !replayOnly) response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
       }
       if (method === 'get' && path === '/v1/matching-runs/{id}') {
         responses['304'] = { ...responses['304'], description: 'Not modified: the run is as the ETag in If-None-Match names it.' };
