@@ -131,6 +131,10 @@ export async function cancelRun(id) {
   if (!res.ok) throw new ApiError('http', res.status, await problemFrom(res));
 }
 
+export async function getRole(id) {
+  return jsonOrThrow(await request('GET', `/v1/roles/${encodeURIComponent(id)}`));
+}
+
 export async function listRuns({ limit = 10, cursor } = {}) {
   const q = new URLSearchParams({ limit: String(limit) });
   if (cursor) q.set('cursor', cursor);

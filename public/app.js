@@ -1,5 +1,5 @@
 // app.js: wires the page together: API key, role form, run view polling, recent runs and #run=<id> routing.
-import { keyStore, onKeyRejected, isTerminal, createRun, cancelRun, listRuns, newIdempotencyKey, RunPoller } from './api.js';
+import { keyStore, onKeyRejected, isTerminal, createRun, cancelRun, getRole, listRuns, newIdempotencyKey, RunPoller } from './api.js';
 import { renderRun, appendEvents, renderRecentRuns } from './render.js';
 import { readForm, clearFormErrors, showFormProblem } from './form.js';
 
@@ -19,6 +19,21 @@ const submitBtn = $('submit-run');
 let keyInUse = keyStore.get();
 // Counts key changes, so an answer to a request sent with an earlier key (the recent runs, a new run) is dropped.
 let keyEpoch = 0;
+// Role titles by role id, read once per role while the key stays: a run names its role by id only.
+const roleTitles = new Map();
+
+/** The run's role title, read once (null until then, or if it cannot be read); `onRead` when it arrives. */
+function roleTitleOf(roleId, onRead) {
+  if (!roleId || roleTitles.has(roleId)) return roleTitles.get(roleId) ?? null;
+  roleTitles.set(roleId, null);
+  const epoch = keyEpoch;
+  getRole(roleId).then((role) => {
+    if (epoch !== keyEpoch || !role || typeof role.title !== 'string') return;
+    roleTitles.set(roleId, role.title);
+    onRead();
+  }, () => roleTitles.delete(roleId));
+  return null;
+}
 
 function showKeyStatus(message) {
   const has = Boolean(keyStore.get());
@@ -84,6 +99,7 @@ $('forget-key').addEventListener('click', () => {
 // new key, when `reopen` says there is one. Says whether a run was closed.
 function forgetWhatTheKeyRead(reopen) {
   keyEpoch += 1;
+  roleTitles.clear();
   lastSubmit = null;
   runsCursor = null;
   $('recent-runs').replaceChildren();
@@ -204,15 +220,20 @@ function openRun(id, initialRun) {
   clearRunView();
   dom.runId.textContent = id;
   // read: the run has been shown (a key change then closes it rather than opening it again with the new key)
-  const me = { id, finished: false, read: Boolean(initialRun), poller: null };
+  const me = { id, finished: false, read: Boolean(initialRun), poller: null, run: null };
   const mine = () => current === me; // late answers for a run no longer shown are dropped
+  // The run as last answered, with its role's title once that has been read.
+  const show = (run) => {
+    me.run = run;
+    renderRun(dom, run, roleTitleOf(run.roleId, () => { if (mine()) renderRun(dom, me.run, roleTitles.get(me.run.roleId)); }));
+  };
   me.poller = new RunPoller(id, {
     ok: () => { if (mine() && $('run-message').dataset.fromPoll === 'true') setRunMessage(''); },
     run: (run) => {
       if (!mine()) return;
       me.read = true;
       const hadFocus = document.activeElement === dom.cancel;
-      renderRun(dom, run);
+      show(run);
       if (hadFocus && dom.cancel.hidden) $('run-heading').focus(); // don't strand keyboard focus on a hidden button
     },
     events: (items) => { if (mine()) appendEvents($('events'), items); },
@@ -231,7 +252,7 @@ function openRun(id, initialRun) {
     },
   });
   current = me;
-  if (initialRun) renderRun(dom, initialRun);
+  if (initialRun) show(initialRun);
   markCurrentRun();
   me.poller.start();
 }

@@ -66,7 +66,7 @@ function dlRows(dl, rows) {
 }
 
 // Ties the hidden/visible state and text of the run summary to one run object.
-export function renderRun(dom, run) {
+export function renderRun(dom, run, roleTitle = null) {
   const status = String(run.status || 'unknown');
   // Only touch the live region when the word changes, so screen readers announce changes, not polls.
   if (dom.status.textContent !== status) dom.status.textContent = status;
@@ -74,7 +74,8 @@ export function renderRun(dom, run) {
   dom.runId.textContent = String(run.id || '');
   dlRows(dom.meta, [
     ['Engine', String(run.engine || '—')],
-    ['Role', String(run.roleId || '—')],
+    ['Role', roleTitle ? el('span', {}, roleTitle, ' ', el('span', { class: 'muted' }, `(${String(run.roleId)})`)) : String(run.roleId || '—')],
+    ['Strong at', run.params && isNum(run.params.scoreThreshold) ? `a total of ${run.params.scoreThreshold} or more` : '—'],
     ['Created', timeEl(run.createdAt)],
     ['Started', timeEl(run.startedAt)],
     ['Finished', timeEl(run.finishedAt)],

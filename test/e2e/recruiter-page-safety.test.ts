@@ -67,6 +67,7 @@ function hostileApi(call: ApiCall): ApiAnswer {
   if (path === `/v1/matching-runs/${RUN_ID}/events`) {
     return { status: 200, body: { items: [{ seq: 1, at: PAYLOAD, type: PAYLOAD, data: { [PAYLOAD]: PAYLOAD, list: [PAYLOAD, JS_URL] } }], nextCursor: null } };
   }
+  if (path.startsWith('/v1/roles/')) return { status: 200, body: { id: PAYLOAD, title: PAYLOAD, description: PAYLOAD, mustHaveSkills: [], niceToHaveSkills: [], createdAt: AT } };
   return { status: 404, body: { type: 'about:blank', title: PAYLOAD, status: 404, detail: PAYLOAD } };
 }
 
@@ -127,7 +128,8 @@ test('hostile text in every field the API sends is shown as text: no markup, no 
   assert.equal(await text('#stop-reason .reasoning'), PAYLOAD, 'the reflector\'s reasoning');
   assert.equal(await text('#stop-reason .stop-code'), PAYLOAD, 'stop reason');
   assert.equal(await text('#run-error'), `Error${PAYLOAD}${PAYLOAD}`, 'run error title and detail');
-  assert.ok((await text('#run-meta')).includes(`Engine${PAYLOAD}Role${PAYLOAD}`), 'engine and role id');
+  await page.waitForFunction((p) => (document.getElementById('run-meta')?.textContent ?? '').includes(`${p} (${p})`), PAYLOAD);
+  assert.ok((await text('#run-meta')).includes(`Engine${PAYLOAD}Role${PAYLOAD} (${PAYLOAD})`), 'engine, role title and role id');
   assert.ok((await text('#events')).includes(PAYLOAD), 'event type and data');
   assert.ok((await text('#recent-runs')).includes(PAYLOAD), 'recent run status');
   assert.equal(await page.getAttribute('#recent-runs li:first-child a', 'href'), `#run=${encodeURIComponent(JS_URL)}`);

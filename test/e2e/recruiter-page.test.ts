@@ -159,6 +159,9 @@ test('a recruiter enters the key, submits a role, watches the run finish and rea
   };
   assert.equal(api.status, 'succeeded');
   assert.equal(await page.textContent('#run-id'), runId);
+  // The run names its role by its title, and what counts as strong.
+  await page.waitForFunction((title) => (document.getElementById('run-meta')?.textContent ?? '').includes(title), GO_ROLE.title);
+  assert.match((await page.textContent('#run-meta')) ?? '', /Strong ata total of 50 or more/);
 
   const entries = await readShortlist(page);
   assert.ok(entries.length > 0, 'the shortlist has entries');
