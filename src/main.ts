@@ -17,6 +17,11 @@ import { startRuntime } from './runtime.js';
  */
 const HEAP_GROWING_PERCENT = 20;
 
+/** The signals that stop the service gracefully; a second one while it drains ends it at once (exit 1). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** A repeat of the first signal within this long is the same request (see main). */
+const SAME_REQUEST_MS = 1_000;
+
 class ListenError extends Error {
   override name = 'ListenError';
 }
@@ -46,14 +51,31 @@ async function main(): Promise<void> {
   // before the server listens, waits for the start to end and then shuts down as after it (it killed the process,
   // with exit 143, its claimed run left to its lease and the initdb child orphaned).
   let stopping = false;
-  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS + 5_000 }, async ({ signal, err }) => {
+  let first: { signal: NodeJS.Signals; at: number } | null = null;
+  // SIGINT and SIGTERM are ours (below); close-with-grace keeps the other signals, uncaught errors and the deadline.
+  const grace = closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS + 5_000, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
     stopping = true;
     const started = await starting.catch(() => null);
     if (!started) return;
     if (err) started.logger.error({ err }, 'shutting down after an uncaught error');
-    else started.logger.info({ signal }, 'shutting down');
+    else started.logger.info({ signal: signal ?? first?.signal }, 'shutting down');
     await started.close();
   });
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      if (!first) {
+        first = { signal, at: performance.now() };
+        void grace.close();
+        return;
+      }
+      // Ctrl-C signals the terminal's whole process group, npm and the service both, and npm passes its own on: the
+      // same signal a moment later is the same request, not an impatient second one (it ended every Ctrl-C'd start
+      // at once, with exit 1 and its runs left to their leases).
+      if (signal === first.signal && performance.now() - first.at < SAME_REQUEST_MS) return;
+      process.stderr.write(`second ${signal}, exiting\n`);
+      process.exit(1);
+    });
+  }
   const runtime = await starting;
   if (stopping) return;
   const { app, logger } = runtime;

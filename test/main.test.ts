@@ -207,6 +207,23 @@ test('a worker process listens: with PORT=0 its start line gives the address, wh
   }
 });
 
+test('Ctrl-C (SIGINT to the service, and again from npm a moment later) is one request: the service drains and exits 0', async () => {
+  const worker = await spawnWorker({ PORT: '0' });
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!worker.output().includes('talent-matcher listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(worker.output(), /talent-matcher listening on/);
+    worker.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 30));
+    worker.child.kill('SIGINT');
+    assert.equal(await worker.exited, 0, worker.output());
+    assert.match(worker.output(), /shutting down/);
+    assert.doesNotMatch(worker.output(), /second SIGINT/);
+  } finally {
+    await worker.dispose();
+  }
+});
+
 test('a worker whose PORT is taken stops the boot with words that say what to do, not a stack trace; the key it created is shown with them', async () => {
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
