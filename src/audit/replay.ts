@@ -80,6 +80,7 @@ function candidatesRead(trace: TraceRow[]): Set<string> {
   }
   return read;
 }
+
 type StartedTrace = RunManifest & { role: RoleSpec; params: RunParams };
 
 function describe(err: unknown): string {
