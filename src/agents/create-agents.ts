@@ -82,7 +82,8 @@ export function createAgentsFactory(config: Config, services: Services) {
   const guard = services.erasureGuard;
   const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool, guard) : null;
   return {
-    /** Candidates a run's read found (sent at `at`, performance.now()): the erasure guard's starting point. */
+    /** A run is about to read candidates' texts, and what the read found (sent at `at`, performance.now()): the erasure guard's starting point. */
+    candidatesReading: guard.reading,
     candidatesRead: guard.present,
     /** The engines this process can drive: its worker claims only their runs. */
     engines: (llm ? ['heuristic', 'llm'] : ['heuristic']) as readonly Engine[],

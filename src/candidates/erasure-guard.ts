@@ -17,6 +17,12 @@ const PRESENT_MS = 15 * 60_000;
 const MAX_PRESENT = 100_000;
 
 export interface ErasureGuard {
+  /**
+   * A step is about to read candidates' texts: the organisation's erasure count is read first, unless read within the
+   * last REFRESH_MS, so that the step's requests find a count from before their texts, and a fresh one, waiting for
+   * neither (on the embedded database statements run in the order sent).
+   */
+  reading(orgId: string): void;
   /** Candidates a read found (it was sent at `at`, on this guard's clock): there as of then. */
   present(ids: readonly string[], at: number): void;
   /** Those of ids erased: not sent to a model. */
@@ -120,11 +126,16 @@ export function createErasureGuard(db: Queryable, opts: { now?: () => number; fr
     return ids.filter((id) => !found.includes(id));
   }
 
+  function reading(orgId: string): void {
+    const org = countsOf(orgId);
+    if (!org.reading && !(org.latest && org.latest.at >= now() - REFRESH_MS && org.latest.at >= org.notBefore)) readCount(orgId).catch(() => {});
+  }
+
   function erased(orgId: string): void {
     const org = countsOf(orgId);
     org.latest = null;
     org.notBefore = now();
   }
 
-  return { present, erasedAmong, erased };
+  return { reading, present, erasedAmong, erased };
 }

@@ -60,6 +60,8 @@ export interface WorkerDeps {
   isBudgetError(err: unknown): boolean;
   /** What the audit trail records about the engine when a run starts (model specs, prompt hashes). */
   manifestFor?(engine: Engine): object;
+  /** A run is about to read candidates' texts of the organisation (erasure-guard.ts, reading). */
+  candidatesReading?(orgId: string): void;
   /** Candidates whose texts a run read (the read sent at `at`, performance.now()): there as of then (erasure-guard.ts). */
   candidatesRead?(ids: readonly string[], at: number): void;
   onRunQueued?(listener: () => void): () => void;
@@ -186,6 +188,7 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         agents: deps.agentsFor(run.engine),
         search: (req) => deps.search.search({ ...req, read }),
         views: async (orgId, ids, o) => {
+          deps.candidatesReading?.(orgId);
           const at = performance.now();
           const views = await read(() => deps.candidateStore.views(orgId, ids, o));
           deps.candidatesRead?.(views.map((v) => v.id), at);

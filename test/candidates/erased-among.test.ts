@@ -134,3 +134,22 @@ test("an erasure in this process is seen at once: no count read before it answer
   assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), ['a']);
   assert.deepEqual(reads.map((r) => r.kind), ['count', 'ids']);
 });
+
+test("a step that says it is about to read texts has the count read first: its requests wait for no read", async () => {
+  let clock = 1_000;
+  const { db, reads } = fakeDb(new Set(['a', 'b']));
+  const guard = createErasureGuard(db, { now: () => clock, freshMs: 500 });
+  await guard.erasedAmong('org', ['a']);
+  clock += 5_000;
+  reads.length = 0;
+  // The count, long stale, is read before the texts (sent first, answered first).
+  guard.reading('org');
+  await tick();
+  clock += 1;
+  guard.present(['a', 'b'], clock);
+  clock += 20;
+  assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), []);
+  assert.deepEqual(reads.map((r) => r.kind), ['count'], 'the one read made before the texts');
+  guard.reading('org');
+  assert.equal(reads.length, 1, 'a count read within 150 ms is not read again');
+});
