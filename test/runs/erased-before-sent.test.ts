@@ -88,11 +88,13 @@ test('a retry after its candidate was erased during the back-off is not sent', a
   let failed = false;
   const { run, late, requests } = await scenario(
     [withMarker(0, 'Vexmoria')],
-    { LLM_MAX_RETRIES: '2', LLM_RETRY_BASE_MS: '1500' },
+    // The back-off is the server's 1.5 s (a jittered one may be a few milliseconds, and the retry then goes before the
+    // erasure, as it may).
+    { LLM_MAX_RETRIES: '2', LLM_RETRY_MAX_MS: '5000' },
     (base) => (req) => {
       if (req.agent === 'scorer' && !failed) {
         failed = true;
-        return fakeReply.error(503, 'overloaded');
+        return { ...fakeReply.error(503, 'overloaded'), headers: { 'retry-after-ms': '1500' } };
       }
       return base(req);
     },
