@@ -1,5 +1,6 @@
 // How an HTTP 200 answer of a server that only mostly follows OpenAI's API is read: a stream nobody asked for, JSON sent
 // as text, an error in the body (named, and retried as its code says), reasoning fields, a <think> block before the answer.
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { logSafeText } from '../text/log-safe-text.js';
 import { classifyFailure, type FailureClass } from './retry.js';
 import { safeJsonParse } from './safe-json.js';
@@ -157,6 +158,12 @@ export class NoCompletionError extends Error {
 }
 
 /** classifyFailure, and a NoCompletionError as it says. */
+/** A choice with a message object: the least a judge may read without guarding every property. */
+export function isChoice(value: unknown): value is ChatCompletion.Choice {
+  const message = (value as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'object' && message !== null;
+}
+
 export function classifyAttempt(err: unknown): FailureClass {
   return err instanceof NoCompletionError ? err.failure : classifyFailure(err);
 }

@@ -10,14 +10,14 @@ import type {
 import type { LimitFunction } from 'p-limit';
 import { pino, type Logger } from 'pino';
 import { storableJson } from '../text/storable.js';
-import { classifyAttempt, NoCompletionError, noCompletion, readAnswerBody } from './answer-shape.js';
+import { classifyAttempt, isChoice, NoCompletionError, noCompletion, readAnswerBody } from './answer-shape.js';
 import { answerUsage, failedAttemptCharge } from './answer-usage.js';
 import { worstCase, type Budget, type Reservation } from './budget.js';
 import { BudgetExceededError, CandidatesErasedError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from './errors.js';
-import type { LedgerEntry, LedgerOutcome, LedgerSink } from './ledger.js';
+import { failureOutcome, type LedgerEntry, type LedgerOutcome, type LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
 import { callSignal } from './call-signal.js';
-import { attemptFailure, mayBeBilled, reportedCause, requestTimeout, withRetry, type FailureClass } from './retry.js';
+import { attemptFailure, mayBeBilled, reportedCause, requestTimeout, withRetry } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 import { addUsage } from './structured.js';
 
@@ -121,18 +121,6 @@ export function defaultJudge(choice: ChatCompletion.Choice): Judgement {
   if (choice.message.refusal) return { outcome: 'refused', issues: ['the model refused to answer'] };
   if (choice.finish_reason === 'length') return { outcome: 'truncated', issues: ['the answer was cut off at the token limit'] };
   return { outcome: 'ok' };
-}
-
-function failureOutcome(failure: FailureClass): LedgerOutcome {
-  if (failure.kind === 'rate_limited' || failure.kind === 'quota') return 'rate_limited';
-  if (failure.kind === 'timeout') return 'timeout';
-  return 'error';
-}
-
-/** A choice with a message object: the least a judge may read without guarding every property. */
-function isChoice(value: unknown): value is ChatCompletion.Choice {
-  const message = (value as { message?: unknown } | null | undefined)?.message;
-  return typeof message === 'object' && message !== null;
 }
 
 /**

@@ -1,4 +1,6 @@
 // The usage ledger's contract: one entry per model attempt (and per call the budget refused), plus an in-memory sink.
+import type { FailureClass } from './retry.js';
+
 export const LEDGER_OUTCOMES = ['ok', 'error', 'invalid_output', 'refused', 'truncated', 'timeout', 'rate_limited', 'budget'] as const;
 export type LedgerOutcome = (typeof LEDGER_OUTCOMES)[number];
 
@@ -24,6 +26,13 @@ export interface LedgerEntry {
    * attempt that failed after its request was sent (charged its estimated prompt). Absent means false.
    */
   tokensEstimated?: boolean;
+}
+
+/** The outcome a failed attempt's row records. */
+export function failureOutcome(failure: FailureClass): LedgerOutcome {
+  if (failure.kind === 'rate_limited' || failure.kind === 'quota') return 'rate_limited';
+  if (failure.kind === 'timeout') return 'timeout';
+  return 'error';
 }
 
 export interface LedgerSink {

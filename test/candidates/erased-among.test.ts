@@ -104,29 +104,30 @@ test('the guard answers from the erasure count while it has not moved since the 
   assert.deepEqual(reads.map((r) => r.kind), ['ids']);
 });
 
-test('the guard never trusts a count read before the candidates were last seen to cover an erasure after it', async () => {
-  let clock = 1_000;
-  const { db, reads, erase } = fakeDb(new Set(['a', 'b']));
-  const guard = createErasureGuard(db, { now: () => clock, freshMs: 500 });
+/** A guard whose organisation's count was read, and candidates a and b then read at 1,010 ms. */
+async function guardAfterTexts() {
+  const clock = { now: 1_000 };
+  const db = fakeDb(new Set(['a', 'b']));
+  const guard = createErasureGuard(db.db, { now: () => clock.now, freshMs: 500 });
   await guard.erasedAmong('org', ['a']);
-  clock += 10;
-  guard.present(['a', 'b'], clock);
+  clock.now += 10;
+  guard.present(['a', 'b'], clock.now);
+  return { clock, guard, ...db };
+}
+
+test('the guard never trusts a count read before the candidates were last seen to cover an erasure after it', async () => {
+  const { clock, guard, reads, erase } = await guardAfterTexts();
   // Erased after its text was read, within the count's freshness: the count read now sees it.
   erase('a');
-  clock += 600;
+  clock.now += 600;
   reads.length = 0;
   assert.deepEqual(await guard.erasedAmong('org', ['a', 'b']), ['a']);
   assert.deepEqual(reads.map((r) => r.kind), ['count', 'ids']);
 });
 
 test("an erasure in this process is seen at once: no count read before it answers a request", async () => {
-  let clock = 1_000;
-  const { db, reads, erase } = fakeDb(new Set(['a', 'b']));
-  const guard = createErasureGuard(db, { now: () => clock, freshMs: 500 });
-  await guard.erasedAmong('org', ['a']);
-  clock += 10;
-  guard.present(['a', 'b'], clock);
-  clock += 50;
+  const { clock, guard, reads, erase } = await guardAfterTexts();
+  clock.now += 50;
   // Erased here (DELETE answered by this process): the count read 50 ms ago is fresh, and no longer the answer.
   erase('a');
   guard.erased('org');
