@@ -29,7 +29,9 @@ export class SharedRateLimitStore implements FastifyRateLimitStore {
       this.windows.set(key, window);
     }
     window.count++;
-    callback(null, { current: window.count, ttl: window.startedAt + timeWindow - now });
+    // The time left as the window's length less the time passed: (start + length) - now is not exactly the length
+    // in floating point for a window that starts now (50.000000000000114 ms for 50).
+    callback(null, { current: window.count, ttl: timeWindow - (now - window.startedAt) });
   }
 
   /** Every route gets this very table; the route's window and max arrive with each incr(). */
