@@ -1,7 +1,6 @@
 // Chooses each run's agents by its engine and gives them what they need per call (budget, deadline).
 import { runManifest, type RunManifest } from '../audit/manifest.js';
 import { memoizeUntilErased } from '../cache/erasure-epoch.js';
-import { createErasureGuard, type ErasureGuard } from '../candidates/erasure-guard.js';
 import { ConfigError, type Config } from '../config.js';
 import { createLlmEngine, isBudgetError, runBudget, type LlmEngine } from '../llm/engine.js';
 import { UnknownModelError } from '../llm/errors.js';
@@ -41,9 +40,8 @@ export function checkConfiguredModels(config: Config): ModelRegistry {
 /** The llm engine of a process that runs matching runs, built at boot (checkConfiguredModels first). */
 export function createConfiguredLlmEngine(
   config: Config,
-  services: Pick<Services, 'db' | 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
+  services: Pick<Services, 'erasureGuard' | 'usage' | 'journal' | 'metrics' | 'logger'> & Partial<Pick<Services, 'modelLimiter'>>,
   pool: PoolInsight,
-  guard: ErasureGuard = createErasureGuard(services.db),
 ): LlmEngine {
   const registry = checkConfiguredModels(config);
   return createLlmEngine({
@@ -58,7 +56,7 @@ export function createConfiguredLlmEngine(
     // Shared with the embedder: LLM_CONCURRENCY caps chat and embedding requests together.
     limiter: services.modelLimiter,
     // A scorer or rerank request that waited past its candidate's erasure is not sent.
-    erasedAmong: guard.erasedAmong,
+    erasedAmong: services.erasureGuard.erasedAmong,
   });
 }
 
@@ -79,12 +77,10 @@ export function createAgentsFactory(config: Config, services: Services) {
   const pool: PoolInsight = { skillVocabulary: vocabulary.current, countMatching: services.candidateStore.countMatching };
   const heuristic = createHeuristicAgents(pool);
   // Built at boot only for the llm engine, so a bad model name stops the process before it claims any run.
-  const guard = services.erasureGuard;
-  const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool, guard) : null;
+  const llm = config.engine === 'llm' ? createConfiguredLlmEngine(config, services, pool) : null;
   return {
-    /** A run is about to read candidates' texts, and what the read found (sent at `at`, performance.now()): the erasure guard's starting point. */
-    candidatesReading: guard.reading,
-    candidatesRead: guard.present,
+    /** Told when a run reads candidates' texts: the starting point of the check before a model request carries them. */
+    erasureGuard: services.erasureGuard,
     /** The engines this process can drive: its worker claims only their runs. */
     engines: (llm ? ['heuristic', 'llm'] : ['heuristic']) as readonly Engine[],
     agentsFor(engine: Engine): Agents {

@@ -9,6 +9,7 @@ import type { AgentCallContext, Agents } from '../agents/types.js';
 import { exchangeRecord } from '../audit/exchanges.js';
 import type { Journal } from '../audit/journal.js';
 import type { CandidateStore } from '../candidates/candidate-store.js';
+import type { ErasureGuard } from '../candidates/erasure-guard.js';
 import { databaseFault, unappliedOutage, type Database } from '../db/database.js';
 import { NotFoundError } from '../errors.js';
 import { initialContext, type RunContext } from '../matching/context.js';
@@ -60,10 +61,8 @@ export interface WorkerDeps {
   isBudgetError(err: unknown): boolean;
   /** What the audit trail records about the engine when a run starts (model specs, prompt hashes). */
   manifestFor?(engine: Engine): object;
-  /** A run is about to read candidates' texts of the organisation (erasure-guard.ts, reading). */
-  candidatesReading?(orgId: string): void;
-  /** Candidates whose texts a run read (the read sent at `at`, performance.now()): there as of then (erasure-guard.ts). */
-  candidatesRead?(ids: readonly string[], at: number): void;
+  /** Told when a run reads candidates' texts, and what the read found (src/candidates/erasure-guard.ts). */
+  erasureGuard?: Pick<ErasureGuard, 'reading' | 'present'>;
   onRunQueued?(listener: () => void): () => void;
 }
 
@@ -188,10 +187,10 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         agents: deps.agentsFor(run.engine),
         search: (req) => deps.search.search({ ...req, read }),
         views: async (orgId, ids, o) => {
-          deps.candidatesReading?.(orgId);
+          deps.erasureGuard?.reading(orgId);
           const at = performance.now();
           const views = await read(() => deps.candidateStore.views(orgId, ids, o));
-          deps.candidatesRead?.(views.map((v) => v.id), at);
+          deps.erasureGuard?.present(views.map((v) => v.id), at);
           return views;
         },
         identities: (orgId, ids) => read(() => deps.candidateStore.identities(orgId, ids)),

@@ -15,6 +15,7 @@ const services = {
   journal: { record: async () => {} },
   metrics: createMetrics({ defaultMetrics: false }),
   logger: { debug() {}, info() {}, warn() {}, error() {} },
+  erasureGuard: { erasedAmong: async () => [] },
 } as unknown as Parameters<typeof createConfiguredLlmEngine>[1];
 
 test('config.llm carries the model layer settings built from the LLM_* variables', () => {
