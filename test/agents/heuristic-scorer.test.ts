@@ -280,6 +280,30 @@ test('logistics: the same place is the role place, not a shared country, state o
   assert.equal(await logistics('Paris, FR', 'Paris'), 10);
 });
 
+test('logistics: a region is the same however written, code or name, and another however written', async () => {
+  const logistics = async (place: string, location: string) =>
+    (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
+  // A code against a name: the same city in another country or state is elsewhere.
+  assert.equal(await logistics('Paris, FR', 'Paris, Texas'), 2);
+  assert.equal(await logistics('Paris, France', 'Paris, TX'), 2);
+  assert.equal(await logistics('London, UK', 'London, ON'), 2, 'London, Ontario');
+  assert.equal(await logistics('London, England', 'London, Ontario, Canada'), 2);
+  assert.equal(await logistics('Vancouver, BC', 'Vancouver, WA'), 2);
+  assert.equal(await logistics('Portland, Oregon, USA', 'Portland, Maine'), 2);
+  assert.equal(await logistics('Hyderabad, India', 'Hyderabad, Pakistan'), 2);
+  // The same region written two ways, a state in its country, or a code read as either of its meanings.
+  assert.equal(await logistics('London, UK', 'London, England'), 10);
+  assert.equal(await logistics('San Diego, CA', 'San Diego, California'), 10);
+  assert.equal(await logistics('Toronto, ON', 'Toronto, Canada'), 10);
+  assert.equal(await logistics('Austin, TX', 'Austin, United States'), 10);
+  assert.equal(await logistics('Zürich, Switzerland', 'Zurich, CH'), 10);
+  assert.equal(await logistics('Sydney, NSW', 'Sydney, Australia'), 10);
+  assert.equal(await logistics('Ahmedabad, India', 'Ahmedabad, Gujarat, India'), 10);
+  // A region the table does not know tells nothing against one it knows.
+  assert.equal(await logistics('Munich, Bavaria', 'Munich, Germany'), 10);
+  assert.equal(await logistics('Chelmsford, Essex', 'Chelmsford, Kent'), 2, 'two unknown names that differ still differ');
+});
+
 test('stated years: a duration in German, Spanish or French counts; a company\'s history, a time ago or a degree does not', async () => {
   const seniority = async (text: string) => (await scoreOf(view(text))).subscores.seniority;
   const english = await seniority('Backend developer with 7 years of experience in Python.');

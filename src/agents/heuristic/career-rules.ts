@@ -1,7 +1,7 @@
 // The scorer's rules about the career rather than the role's vocabulary: seniority, impact, logistics, trajectory.
 import { SUBSCORE_BOUNDS, type SubscoreName } from '../../matching/domain.js';
 import type { AgentCallContext } from '../types.js';
-import { tokenize } from '../../text/tokenize.js';
+import { placeParts, placeTokens, samePlace } from './places.js';
 import type { Passage, ResumeText } from './resume-text.js';
 import { GENERIC_TERMS } from './role-terms.js';
 import type { RuleInput, RuleResult } from './scoring-rules.js';
@@ -241,58 +241,6 @@ export function impactRule({ role, resume }: RuleInput): RuleResult {
 
 const LOCATION_LINE_RE = /^(?:location|based in|address|city|residence)\s*[:\-–]\s*(.{2,80})$/i;
 
-// Accents off Latin letters, before lower-casing ("İ" is "I" with a dot, whose lower case is "i" and a combining dot,
-// which no token holds): "Zürich" is "Zurich", "İstanbul" is "Istanbul", "São Paulo" is "Sao Paulo". Here only, not
-// in tokenize(): the local embedder hashes tokens, and stored vectors keep their accents.
-const foldLatin = (s: string): string =>
-  /[^\p{ASCII}]/u.test(s) ? s.normalize('NFD').replace(/(?<=\p{sc=Latin})\p{M}+/gu, '').normalize('NFC') : s;
-
-/** The tokens of a place, however its accents are written. */
-export const placeTokens = (text: string): string[] => tokenize(foldLatin(text));
-/**
- * A place in its comma-separated parts, each as its words: "San Diego, CA" is [["san", "diego"], ["ca"]]. A short code
- * the tokenizer drops as a common word ("OR", "ME", "IN": Oregon, Maine, Indiana) is kept as it is.
- */
-export const placeParts = (text: string): string[][] =>
-  text
-    .split(/[,;/|()]+/)
-    .map((raw) => {
-      const words = placeTokens(raw);
-      const code = raw.trim().toLowerCase();
-      return words.length > 0 ? words : /^\p{L}{2,3}$/u.test(code) ? [code] : [];
-    })
-    .filter((part) => part.length > 0);
-
-/**
- * Whether a candidate's place is the role's: a part of it begins with the role's first part ("Berlin" in "Berlin,
- * DE" and "Berlin Mitte"; "Germany" in "Munich, Germany"). A shared word elsewhere is no same place: "Munich, DE" is
- * not "Berlin, DE", nor "San Diego, CA" "San Francisco, CA", nor "New London, CT" "London, UK".
- */
-function samePlace(role: readonly string[][], here: readonly string[][]): boolean {
-  const first = role[0];
-  if (first === undefined) return false;
-  const at = here.findIndex((part) => first.every((t, i) => part[i] === t));
-  return at >= 0 && sameRegion(role.slice(1), here.slice(at + 1));
-}
-
-/**
- * Whether the parts after a shared city can be the same region: "Paris, FR" is not "Paris, TX", nor "Paris, France"
- * "Paris, Texas". Parts are compared with parts of their kind (two-letter codes with codes, names with names), as no
- * table here says which code a name has: a region is another only when some such pair is there and none agrees
- * ("Munich, Bavaria, Germany" is "Munich, Germany"; "Berlin, DE" may be "Berlin, Germany").
- */
-function sameRegion(role: readonly string[][], here: readonly string[][]): boolean {
-  const isCode = (part: readonly string[]) => part.length === 1 && part[0]!.length === 2;
-  let compared = false;
-  for (const a of role) {
-    for (const b of here) {
-      if (isCode(a) !== isCode(b)) continue;
-      if (a.join(' ') === b.join(' ')) return true;
-      compared = true;
-    }
-  }
-  return !compared;
-}
 const passagePlaceTokens = (p: Passage): readonly string[] => (/[^\p{ASCII}]/u.test(p.text) ? placeTokens(p.text) : p.tokens);
 const RELOCATE_RE = /\b(?:relocat\w*|open to remote|remote[- ]friendly|willing to (?:move|travel)|work remotely|remote work)\b/i;
 

@@ -1,5 +1,5 @@
 // A role read once for scoring: skills, title tokens, weighted description vocabulary, years asked for.
-import { placeParts, placeTokens } from './career-rules.js';
+import { placeParts, placeTokens } from './places.js';
 import { fairDescription, fairTitle } from './protected-criteria.js';
 import type { RoleSpec, Seniority } from '../../matching/domain.js';
 import { skillKey } from '../../text/skills.js';
@@ -26,7 +26,7 @@ export interface RoleProfile {
   years: YearsWanted | null;
   /** The role's place as placeTokens reads it: accents off, so "Zürich" meets "Zurich". */
   locationTokens: string[];
-  /** The role's location in its comma-separated parts (career-rules.ts, placeParts): its first part is the place. */
+  /** The role's location in its comma-separated parts (places.ts, placeParts): its first part is the place. */
   locationParts: string[][];
   remoteOk: boolean;
   /** The role says explicitly that it is not remote. */
