@@ -15,6 +15,12 @@ export interface EmbedOptions {
   budget?: Budget;
   /** Epoch ms: no model request starts, and no retry waits, past it. */
   deadline?: number;
+  /**
+   * Called before the texts go anywhere: by an embedder that calls a model, inside its slot before each attempt's
+   * request (a retry after a back-off included); by one that sends nothing, once. A throw stops the embedding unsent,
+   * not retried and not charged, and is passed on as it is (reembed: a candidate erased meanwhile).
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface Embedder {

@@ -105,6 +105,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     }
 
     let attempts = 0;
+    // As in chat.ts: the caller's check before sending failed (beforeSend), so nothing was sent: passed on as it is.
+    let unsent: unknown = undefined;
     const spent = { tokens: 0, costUsd: 0 };
     const charge = (row: { promptTokens: number; costUsd: number }) => {
       spent.tokens += row.promptTokens;
@@ -116,6 +118,11 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           // As in chat.ts: a retry is billed like a first request and must fit beside what earlier attempts were charged.
           if (attempt > 1 && reservation) reservation = opts.budget!.cover(reservation, { tokens: spent.tokens + estimated, costUsd: spent.costUsd + estimatedCost });
           return limit(async () => {
+            if (opts.beforeSend) {
+              await opts.beforeSend().catch((err: unknown) => {
+                throw (unsent = err);
+              });
+            }
             attempts = attempt;
             const started = now();
             const timeout = requestTimeout(settings.timeoutMs, deadline, started);
@@ -171,8 +178,9 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           signal: opts.signal,
           // As in chat.ts: the deadline is on this clock, so the retries' checks against it must read the same one.
           now,
+          classify: (err) => (err === unsent ? { ...classifyFailure(err), retryable: false } : classifyFailure(err)),
           onAttempt: (r) => {
-            if (r.error !== null) deps.logger?.warn({ agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding attempt failed');
+            if (r.error !== null && r.error !== unsent) deps.logger?.warn({ agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding attempt failed');
           },
         },
       );
@@ -183,6 +191,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
         if (attempts === 0) opts.budget?.release(reservation);
         else opts.budget?.settle(reservation, spent);
       }
+      if (err === unsent) throw err;
       // A refused retry, or a request its deadline left too little time: a budget stop.
       if (err instanceof DeadlineExceededError || err instanceof BudgetExceededError) await refused(err);
       if (opts.signal?.aborted) throw err;

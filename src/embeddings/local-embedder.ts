@@ -87,6 +87,7 @@ export function createLocalEmbedder(opts: { dimension?: number } = {}): Embedder
     model,
     dimension,
     async embed(texts: string[], embedOpts: EmbedOptions = {}): Promise<number[][]> {
+      await embedOpts.beforeSend?.();
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i++) {
         if (i > 0 && i % SLICE === 0) await yieldToLoop();

@@ -2,12 +2,40 @@
 import type { Database } from '../db/database.js';
 import { embeddingText } from '../candidates/candidate-service.js';
 import { createErasedAmong } from '../candidates/erased-among.js';
+import { CandidatesErasedError } from '../llm/errors.js';
 import { vectorLiteral } from '../candidates/candidate-store.js';
 import { staleSql } from '../candidates/scrub-staleness.js';
 import { rescrubCandidates } from '../candidates/rescrub.js';
 import { SCRUB_RULES_VERSION } from '../text/scrubber.js';
 import { ensureVectorIndex } from '../retrieval/search.js';
 import type { Embedder } from './embedder.js';
+
+type Row = { id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string };
+
+/**
+ * The texts of an organisation's group of the batch, embedded, each attempt sent only with candidates still there: one
+ * erased while an earlier group was embedded, or while this one waited for a slot or a retry, is left out and the rest
+ * sent again. Null when none is left.
+ */
+async function embedPresent<R extends Row>(embedder: Embedder, erasedAmong: (ids: readonly string[]) => Promise<string[]>, orgId: string, read: R[]): Promise<{ group: R[]; vectors: number[][] } | null> {
+  let group = read;
+  while (group.length > 0) {
+    const ids = group.map((r) => r.id);
+    const beforeSend = async () => {
+      const erased = await erasedAmong(ids);
+      if (erased.length) throw new CandidatesErasedError(erased);
+    };
+    try {
+      const texts = group.map((r) => embeddingText({ scrubbedHeadline: r.scrubbed_headline, scrubbedSkills: r.scrubbed_skills, scrubbedText: r.scrubbed_text }));
+      return { group, vectors: await embedder.embed(texts, { orgId, beforeSend }) };
+    } catch (err) {
+      if (!(err instanceof CandidatesErasedError)) throw err;
+      const erased = new Set(err.candidateIds);
+      group = group.filter((r) => !erased.has(r.id));
+    }
+  }
+  return null;
+}
 
 export interface ReembedProgress {
   embedded: number;
@@ -46,14 +74,9 @@ export async function reembed(db: Database, embedder: Embedder, opts: { batch: n
     const byOrg = new Map<string, typeof rows.rows>();
     for (const r of rows.rows) byOrg.set(r.org_id, [...(byOrg.get(r.org_id) ?? []), r]);
     for (const [orgId, read] of byOrg) {
-      // Erased while an earlier organisation's texts were embedded: not sent to the embedding model.
-      const erased = new Set(await erasedAmong(read.map((r) => r.id)));
-      const group = read.filter((r) => !erased.has(r.id));
-      if (!group.length) continue;
-      const vectors = await embedder.embed(
-        group.map((r) => embeddingText({ scrubbedHeadline: r.scrubbed_headline, scrubbedSkills: r.scrubbed_skills, scrubbedText: r.scrubbed_text })),
-        { orgId },
-      );
+      const embedded = await embedPresent(embedder, erasedAmong, orgId, read);
+      if (!embedded) continue;
+      const { group, vectors } = embedded;
       const payload = group.map((r, i) => ({ candidate_id: r.id, content_hash: r.content_hash, embedding: vectorLiteral(vectors[i]!) }));
       // Only for candidates still there with the content that was embedded: one erased while its text was embedded
       // gets no vector (and does not fail the batch's insert), one re-uploaded meanwhile keeps the vector its upload

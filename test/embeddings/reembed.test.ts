@@ -6,11 +6,14 @@ import { createCandidateService, embeddingText } from '../../src/candidates/cand
 import { createCandidateStore } from '../../src/candidates/candidate-store.js';
 import type { Database } from '../../src/db/database.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
+import { createLlmEmbedder } from '../../src/embeddings/llm-embedder.js';
 import { createLocalEmbedder } from '../../src/embeddings/local-embedder.js';
 import { reembed } from '../../src/embeddings/reembed.js';
 import { createSearch, ensureVectorIndex } from '../../src/retrieval/search.js';
 import { createTestDatabase } from '../support/database.js';
+import { fakeReply } from '../support/fake-llm-server.js';
 import { backendPool } from '../support/fixtures.js';
+import { setupLlm } from '../llm/harness.js';
 
 let db: Database;
 let orgId: string;
@@ -128,6 +131,8 @@ test("a batch spanning organisations sends no text of a candidate erased while a
         victim = { id: other.id, text: embeddingText({ scrubbedHeadline: other.scrubbed_headline, scrubbedSkills: other.scrubbed_skills, scrubbedText: other.scrubbed_text }) };
         await db.query('DELETE FROM candidates WHERE id = $1', [victim.id]);
       }
+      // As an embedder that sends the texts somewhere does: the caller's check first (EmbedOptions.beforeSend).
+      await opts?.beforeSend?.();
       sent.push(texts);
       return next.embed(texts, opts);
     },
@@ -140,4 +145,35 @@ test("a batch spanning organisations sends no text of a candidate erased while a
   const left = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates')).rows[0]!.n;
   const vectors = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidate_embeddings WHERE model = $1', [next.model]);
   assert.equal(vectors.rows[0]!.n, left, 'every candidate still there has a vector');
+});
+
+test("a candidate erased during an embedding request's back-off is not in the retry; the rest of its group is embedded", async (t) => {
+  const h = await setupLlm();
+  t.after(h.close);
+  const embedder = createLlmEmbedder({ client: h.client, registry: h.registry, settings: h.settings, ledger: h.ledger });
+  let victim = null as { id: string; text: string } | null;
+  let failed = false;
+  h.server.setHandler(async (req) => {
+    if (req.path !== '/v1/embeddings' || failed) return undefined;
+    // The first request fails; before its answer, one of its candidates is erased: the retry must leave it out.
+    failed = true;
+    const rows = await db.query<{ id: string; scrubbed_headline: string | null; scrubbed_skills: string[]; scrubbed_text: string }>(
+      'SELECT id, scrubbed_headline, scrubbed_skills, scrubbed_text FROM candidates ORDER BY id',
+    );
+    const texts = rows.rows.map((r) => ({ id: r.id, text: embeddingText({ scrubbedHeadline: r.scrubbed_headline, scrubbedSkills: r.scrubbed_skills, scrubbedText: r.scrubbed_text }) }));
+    victim = texts.find((c) => (req.body.input as string[]).includes(c.text))!;
+    await db.query('DELETE FROM candidates WHERE id = $1', [victim.id]);
+    return fakeReply.serverError(503);
+  });
+  await reembed(db, embedder, { batch: 1_000 });
+  const inputs = h.server.requests.filter((r) => r.path === '/v1/embeddings').map((r) => r.body.input as string[]);
+  assert.ok(victim);
+  assert.ok(inputs.length >= 2, 'the failed request and the retry');
+  assert.ok(!inputs.slice(1).flat().includes(victim!.text), "no request after the erasure carried the erased candidate's text");
+  const left = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates')).rows[0]!.n;
+  const vectors = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidate_embeddings WHERE model = $1', [embedder.model]);
+  assert.equal(vectors.rows[0]!.n, left, 'every candidate still there has a vector');
+  // The refused attempt was never sent: the ledger has the failed request and the answered ones, nothing for it.
+  assert.equal(h.ledger.entries().length, inputs.length);
+  assert.deepEqual(h.ledger.entries().map((e) => e.outcome).slice(0, 1), ['error']);
 });
