@@ -1,6 +1,7 @@
 // SQL for the candidates table and their embeddings; the organisation is in every WHERE clause.
 import type { Database } from '../db/database.js';
 import type { Keyset } from '../http/pagination.js';
+import { erasuresColumn } from '../cache/erasure-epoch.js';
 import { iso } from '../http/schemas.js';
 import type { CandidateView, SearchFilters } from '../matching/domain.js';
 import { filterSql, readsScrubbedCopies } from '../retrieval/filters.js';
@@ -83,6 +84,33 @@ export function vectorLiteral(v: number[]): string {
 }
 
 export function createCandidateStore(db: Database) {
+  /**
+   * The views, and the organisation's erasure count as the same statement saw it (null when it found none): the
+   * candidates were there as of that count (src/candidates/erasure-guard.ts).
+   */
+  async function viewsWithErasures(orgId: string, ids: string[], opts: { maxChars?: number } = {}): Promise<{ views: CandidateView[]; erasures: number | null }> {
+    // The whole text is read and cut here: on the embedded database left() in SQL cost more than sending all of it
+    // (measured at 60-260 resumes: 20-38 % more database time), as it walks the text character by character.
+    // Only scrubbed copies are read: the raw location and skills are the owner's, never an agent's.
+    const r = await db.query<ViewRow & { erasures: number }>(
+      `SELECT id, scrubbed_headline AS headline, scrubbed_location AS location, years_experience, scrubbed_skills AS skills,
+              scrubbed_text, scrub_version, scrubbed_from_hash, content_hash, ${erasuresColumn('$1')} AS erasures FROM candidates
+       WHERE org_id = $1 AND id = ANY($2::uuid[])`,
+      [orgId, ids],
+    );
+    const rows = await rescrubStale(db, orgId, r.rows);
+    const maxChars = opts.maxChars === undefined ? undefined : Math.max(0, Math.floor(opts.maxChars));
+    const views = rows.map((row) => ({
+      id: row.id,
+      headline: row.headline,
+      location: row.location,
+      yearsExperience: row.years_experience,
+      skills: row.skills,
+      text: maxChars === undefined ? row.scrubbed_text : codePointPrefix(row.scrubbed_text, maxChars),
+    }));
+    return { views, erasures: r.rows[0]?.erasures ?? null };
+  }
+
   return {
     /**
      * The stored candidates of these external ids, and what an upload may keep of them (candidate-upserts.ts). A row
@@ -153,26 +181,11 @@ export function createCandidateStore(db: Database) {
 
     /** maxChars: only the start of each resume (at least that many UTF-16 units, or all of it), for readers of excerpts. */
     async views(orgId: string, ids: string[], opts: { maxChars?: number } = {}): Promise<CandidateView[]> {
-      // The whole text is read and cut here: on the embedded database left() in SQL cost more than sending all of it
-      // (measured at 60-260 resumes: 20-38 % more database time), as it walks the text character by character.
-      // Only scrubbed copies are read: the raw location and skills are the owner's, never an agent's.
-      const r = await db.query<ViewRow>(
-        `SELECT id, scrubbed_headline AS headline, scrubbed_location AS location, years_experience, scrubbed_skills AS skills,
-                scrubbed_text, scrub_version, scrubbed_from_hash, content_hash FROM candidates
-         WHERE org_id = $1 AND id = ANY($2::uuid[])`,
-        [orgId, ids],
-      );
-      const rows = await rescrubStale(db, orgId, r.rows);
-      const maxChars = opts.maxChars === undefined ? undefined : Math.max(0, Math.floor(opts.maxChars));
-      return rows.map((row) => ({
-        id: row.id,
-        headline: row.headline,
-        location: row.location,
-        yearsExperience: row.years_experience,
-        skills: row.skills,
-        text: maxChars === undefined ? row.scrubbed_text : codePointPrefix(row.scrubbed_text, maxChars),
-      }));
+      return (await viewsWithErasures(orgId, ids, opts)).views;
     },
+
+    viewsWithErasures,
+
 
     /** External ids and names, for shortlist entries (never sent to a model). */
     async identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>> {

@@ -18,13 +18,10 @@ const MAX_PRESENT = 100_000;
 
 export interface ErasureGuard {
   /**
-   * A step is about to read candidates' texts: the organisation's erasure count is read first, unless read within the
-   * last REFRESH_MS, so that the step's requests find a count from before their texts, and a fresh one, waiting for
-   * neither (on the embedded database statements run in the order sent).
+   * Candidates a read found, and the organisation's erasure count that read's own statement saw (erasuresColumn): there
+   * as of that count. The read was sent at `at` (this guard's clock), so the count is also a count read then.
    */
-  reading(orgId: string): void;
-  /** Candidates a read found (it was sent at `at`, on this guard's clock): there as of then. */
-  present(ids: readonly string[], at: number): void;
+  present(orgId: string, ids: readonly string[], read: { at: number; erasures: number }): void;
   /** Those of ids erased: not sent to a model. */
   erasedAmong(orgId: string, ids: readonly string[]): Promise<string[]>;
   /** An erasure of the organisation's committed in this process: no count read before now answers a request. */
@@ -32,8 +29,6 @@ export interface ErasureGuard {
 }
 
 interface OrgCounts {
-  /** The count's changes, oldest first: a read that found it unchanged adds nothing but its time to the last. */
-  history: CountRead[];
   latest: CountRead | null;
   reading: Promise<CountRead> | null;
   /** An erasure in this process: reads sent before this answer no request. */
@@ -47,34 +42,48 @@ interface CountRead {
 }
 
 /**
- * A request's candidates were there when last read (at t, its texts' read or a check's); the organisation's erasure
- * count as of a read sent at or before t, and as of a read sent within FRESH_MS, are the same: no candidate of the
- * organisation was erased in between, so its candidates are there still. Otherwise (no such reads, or an erasure came
- * since) the candidates are read one by one, by a read that begins after the request asked (shared by the requests
- * asking at the same time), as the guard started with.
+ * A request's candidates were there as of the organisation's erasure count n (the statement that found them counted
+ * n); a count read sent within FRESH_MS (and after this process's last erasure of the organisation) that is still n
+ * says none was erased since, but within those FRESH_MS. The count and the candidates come from one statement, one
+ * snapshot: two statements could run in another order than sent (a pool's new connection still connecting), and a
+ * count read sent before the texts but run after an erasure would vouch for a candidate the texts' read found before
+ * it. Otherwise (a candidate not read, or the count moved) the candidates are read one by one, with their count, by a
+ * read that begins after the request asked (shared by the requests asking at the same time).
  */
 export function createErasureGuard(db: Queryable, opts: { now?: () => number; freshMs?: number } = {}): ErasureGuard {
   const now = opts.now ?? (() => performance.now());
   const freshMs = opts.freshMs ?? FRESH_MS;
-  const presentAt = new Map<string, number>();
-  // Per organisation: the erasure count's reads.
+  // Per candidate: the erasure count as of the read that last found it, and when that read was sent.
+  const presentAs = new Map<string, CountRead>();
+  // Per organisation: the erasure count's latest read.
   const counts = new Map<string, OrgCounts>();
   const countsOf = (orgId: string): OrgCounts => {
     let org = counts.get(orgId);
-    if (!org) counts.set(orgId, (org = { history: [], latest: null, reading: null, notBefore: -Infinity }));
+    if (!org) counts.set(orgId, (org = { latest: null, reading: null, notBefore: -Infinity }));
     return org;
   };
   const perId = createPresenceReads(db, now);
 
-  function present(ids: readonly string[], at: number): void {
+  /**
+   * A count read sent at `read.at`. Reads may be answered out of the order they were sent in, and counts only grow: the
+   * count as of the later send is at least the larger count either read found.
+   */
+  function counted(orgId: string, read: CountRead): void {
+    const org = countsOf(orgId);
+    org.latest = org.latest === null ? read : { at: Math.max(org.latest.at, read.at), count: Math.max(org.latest.count, read.count) };
+  }
+
+  function present(orgId: string, ids: readonly string[], read: { at: number; erasures: number }): void {
+    const seen = { at: read.at, count: read.erasures };
+    counted(orgId, seen);
     for (const id of ids) {
-      presentAt.delete(id);
-      presentAt.set(id, at);
+      presentAs.delete(id);
+      presentAs.set(id, seen);
     }
     // The oldest first: a Map iterates in insertion order.
-    for (const [id, when] of presentAt) {
-      if (presentAt.size <= MAX_PRESENT && when > now() - PRESENT_MS) break;
-      presentAt.delete(id);
+    for (const [id, when] of presentAs) {
+      if (presentAs.size <= MAX_PRESENT && when.at > now() - PRESENT_MS) break;
+      presentAs.delete(id);
     }
   }
 
@@ -86,9 +95,7 @@ export function createErasureGuard(db: Queryable, opts: { now?: () => number; fr
       .query<{ erasures: number }>('SELECT erasures FROM organisations WHERE id = $1', [orgId])
       .then((r) => {
         const read = { at, count: r.rows[0]?.erasures ?? 0 };
-        if (org.history.at(-1)?.count !== read.count) org.history.push(read);
-        org.history = org.history.filter((h, i) => i === org.history.length - 1 || h.at > now() - PRESENT_MS);
-        org.latest = read;
+        counted(orgId, read);
         return read;
       })
       .finally(() => (org.reading = null));
@@ -110,25 +117,15 @@ export function createErasureGuard(db: Queryable, opts: { now?: () => number; fr
 
   async function erasedAmong(orgId: string, ids: readonly string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const org = countsOf(orgId);
-    const since = Math.min(...ids.map((id) => presentAt.get(id) ?? -Infinity));
-    // The count as of the last read sent at or before the candidates were last seen.
-    const before = since === -Infinity ? undefined : org.history.findLast((h) => h.at <= since);
-    if (before) {
+    const seen = ids.map((id) => presentAs.get(id)?.count);
+    if (seen.every((n) => n !== undefined)) {
+      // Counts only grow: a fresh count no larger than the one each candidate was found at is no erasure since.
       const fresh = await freshCount(orgId);
-      if (fresh.count === before.count) return [];
-    } else if (!org.latest) {
-      // The organisation's first request: its count is read beside it, for the requests after it.
-      readCount(orgId).catch(() => {});
+      if (fresh.count <= Math.min(...seen)) return [];
     }
     const { at, found } = await perId(ids);
-    present(found, at);
-    return ids.filter((id) => !found.includes(id));
-  }
-
-  function reading(orgId: string): void {
-    const org = countsOf(orgId);
-    if (!org.reading && !(org.latest && org.latest.at >= now() - REFRESH_MS && org.latest.at >= org.notBefore)) readCount(orgId).catch(() => {});
+    for (const [id, erasures] of found) present(orgId, [id], { at, erasures });
+    return ids.filter((id) => !found.has(id));
   }
 
   function erased(orgId: string): void {
@@ -137,5 +134,5 @@ export function createErasureGuard(db: Queryable, opts: { now?: () => number; fr
     org.notBefore = now();
   }
 
-  return { reading, present, erasedAmong, erased };
+  return { present, erasedAmong, erased };
 }

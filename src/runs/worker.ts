@@ -62,7 +62,7 @@ export interface WorkerDeps {
   /** What the audit trail records about the engine when a run starts (model specs, prompt hashes). */
   manifestFor?(engine: Engine): object;
   /** Told when a run reads candidates' texts, and what the read found (src/candidates/erasure-guard.ts). */
-  erasureGuard?: Pick<ErasureGuard, 'reading' | 'present'>;
+  erasureGuard?: Pick<ErasureGuard, 'present'>;
   onRunQueued?(listener: () => void): () => void;
 }
 
@@ -187,10 +187,9 @@ export function startWorker(deps: WorkerDeps, opts: WorkerOptions) {
         agents: deps.agentsFor(run.engine),
         search: (req) => deps.search.search({ ...req, read }),
         views: async (orgId, ids, o) => {
-          deps.erasureGuard?.reading(orgId);
           const at = performance.now();
-          const views = await read(() => deps.candidateStore.views(orgId, ids, o));
-          deps.erasureGuard?.present(views.map((v) => v.id), at);
+          const { views, erasures } = await read(() => deps.candidateStore.viewsWithErasures(orgId, ids, o));
+          if (erasures !== null) deps.erasureGuard?.present(orgId, views.map((v) => v.id), { at, erasures });
           return views;
         },
         identities: (orgId, ids) => read(() => deps.candidateStore.identities(orgId, ids)),
