@@ -211,8 +211,8 @@ export function createChatCaller(deps: ChatCallerDeps) {
     let attempts = 0;
     // Attempts that reached the client (the others were stopped before, with nothing sent and nothing to bill).
     let handedToClient = 0;
-    // A failure of ours before a request was sent (its candidates erased, or the check of them failed): passed on as
-    // it is, not as the provider's failure, and not retried.
+    // A failure of ours before a request was sent (the call aborted in the queue, its candidates erased, or the check
+    // of them failed): passed on as it is, not as the provider's failure, and not retried.
     let unsent: unknown = undefined;
     const spent = { tokens: 0, costUsd: 0 };
     // What the call's failed attempts were charged; the answer's own usage is added to it when it returns.
@@ -224,6 +224,9 @@ export function createChatCaller(deps: ChatCallerDeps) {
           if (attempt > 1 && reservation) reservation = req.budget!.cover(reservation, { tokens: spent.tokens + worst.tokens, costUsd: spent.costUsd + worst.costUsd });
           attempts = attempt;
           return limit(async () => {
+            // Aborted while it waited for its slot (its run cancelled, say): not sent, and no call to record or bill,
+            // as withRetry does between attempts.
+            if (req.signal?.aborted) throw (unsent = req.signal.reason);
             if (deps.erasedAmong && req.candidateIds?.length) {
               const check = deps.erasedAmong;
               const ids = req.candidateIds;

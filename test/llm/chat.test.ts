@@ -4,7 +4,7 @@ import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import pLimit from 'p-limit';
 import { createBudget, estimateTokens, MAX_REPORTED_TOKENS } from '../../src/llm/budget.js';
-import { AGENT_HEADER } from '../../src/llm/chat.js';
+import { AGENT_HEADER, createChatCaller } from '../../src/llm/chat.js';
 import { BudgetExceededError, ModelCallError, UnknownModelError } from '../../src/llm/errors.js';
 import { fakeReply } from '../support/fake-llm-server.js';
 import { ORG, setupLlm } from './harness.js';
@@ -320,6 +320,42 @@ test('a connection lost after sending and an abort during the request are charge
     ['rate_limited', false, false],
   ]);
   assert.equal(budget.snapshot().spent.tokens, rows[0]!.promptTokens + rows[1]!.promptTokens);
+});
+
+test('requests a cancelled run left waiting for a model slot are not sent, recorded, billed or checked', async (t) => {
+  const checked: string[] = [];
+  const h = await setupLlm({ limiter: pLimit(1) });
+  t.after(h.close);
+  const caller = createChatCaller({
+    client: h.client,
+    registry: h.registry,
+    settings: h.settings,
+    ledger: h.ledger,
+    limiter: pLimit(1),
+    erasedAmong: async (_org, ids) => {
+      checked.push(...ids);
+      return [];
+    },
+  });
+  h.server.setHandler(() => fakeReply.slow(300, fakeReply.json({ ok: true })));
+  // Another run's request holds the only slot; five of this run's wait for it, and the run is cancelled.
+  const other = caller.call({ agent: 'scorer', orgId: ORG, runId: 'other', messages: hello, maxTokens: 10, candidateIds: ['c-other'] });
+  const budget = createBudget({ maxTokens: 1_000_000, maxCalls: 100 });
+  const run = new AbortController();
+  const exchanges: number[] = [];
+  const queued = Array.from({ length: 5 }, (_, i) =>
+    caller.call({ agent: 'scorer', orgId: ORG, runId: 'mine', messages: hello, maxTokens: 10, budget, signal: run.signal, candidateIds: [`c${i}`], onExchange: async (x) => void exchanges.push(x.attempt) }),
+  );
+  await h.server.waitForRequests(1);
+  run.abort(new Error('run cancelled'));
+  for (const r of await Promise.allSettled(queued)) assert.equal(r.status === 'rejected' && (r.reason as Error).message, 'run cancelled');
+  await other;
+  assert.equal(h.server.chatRequests().length, 1, "only the other run's request was sent");
+  assert.deepEqual(checked, ['c-other'], 'no erasure check for a request that will not be sent');
+  assert.deepEqual(h.ledger.entries().filter((e) => e.runId === 'mine'), [], 'no model call recorded');
+  assert.deepEqual(exchanges, [], 'no exchange in the trail');
+  assert.deepEqual(budget.snapshot().spent, { tokens: 0, costUsd: 0, calls: 0 });
+  assert.equal(budget.snapshot().openReservations, 0);
 });
 
 test('a connection refused costs nothing: the request never reached a provider', async (t) => {
