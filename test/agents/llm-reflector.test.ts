@@ -19,3 +19,12 @@ test('used queries from a checkpoint an older release wrote unscrubbed are scrub
   assert.match(user, /rust \[EMAIL\]/);
   assert.match(user, /go payments \[PHONE\]/);
 });
+
+test('a reasoning of invisible characters alone is re-asked: a stop is always explained', async (t) => {
+  const h = await setupAgents();
+  t.after(h.close);
+  h.server.script(fakeReply.json({ stop: true, reasoning: '\u2060\u200b', hints: [] }), fakeReply.json({ stop: true, reasoning: 'Five strong candidates.', hints: [] }));
+  const out = await h.agents.reflector.reflect({ ...round, usedQueries: ['rust'] }, h.ctx);
+  assert.deepEqual(out, { stop: true, reasoning: 'Five strong candidates.', hints: [] });
+  assert.equal(h.server.chatRequests().length, 2);
+});

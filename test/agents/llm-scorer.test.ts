@@ -139,6 +139,16 @@ test('model-written prose the shortlist serves is scrubbed: the rationale and a 
   assert.deepEqual(out.score.evidence.map((e) => [e.quote, e.verified]), [['Tuned PostgreSQL replication.', true], ['Reach her at [EMAIL], [PHONE]', false]]);
 });
 
+test('a rationale of spaces or invisible characters alone is re-asked, not stored empty', async (t) => {
+  const h = await setupAgents();
+  t.after(h.close);
+  h.server.script(fakeReply.json(scoreAnswer(validSubscores, { rationale: '\u200b \u2060' })), fakeReply.json(scoreAnswer(validSubscores, { rationale: 'Rust in production.' })));
+  const out = await h.agents.scorer.score({ role, candidate }, h.ctx);
+  assert.ok(out.status === 'scored');
+  assert.equal(out.score.rationale, 'Rust in production.');
+  assert.equal(h.server.chatRequests().length, 2, 're-asked once');
+});
+
 test('fences hold: a resume closing its own fence and giving orders stays inside exactly one fence', async (t) => {
   const h = await setupAgents();
   t.after(h.close);

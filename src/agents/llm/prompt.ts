@@ -1,5 +1,5 @@
 // What the four LLM agents share: their dependencies, the fenced rendering of roles and candidates, and the metered ask.
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { LlmLogger, ChatCaller } from '../../llm/chat.js';
 import { estimateTokens } from '../../llm/budget.js';
 import { StructuredOutputError } from '../../llm/errors.js';
@@ -70,6 +70,13 @@ export function renderRole(raw: RoleSpec): string {
 export function scrubModelText(text: string): string {
   return scrub(text, { detectNames: false, contactNames: true }).trim();
 }
+
+/**
+ * Model prose we keep and show (a rationale, a reasoning): text still there once scrubModelText has made it fit to
+ * keep, so an answer of spaces or invisible characters alone (U+200B, U+2060) is re-asked, not stored empty. Without
+ * minLength, which would switch off the provider's strict schema mode.
+ */
+export const keptProse = z.string().refine((s) => scrubModelText(s) !== '', 'must not be empty');
 
 /** A candidate's facts and scrubbed resume: only CandidateView fields exist here, and the id is not shown. */
 export function renderCandidate(candidate: CandidateView, opts: { label?: string; maxResumeChars?: number } = {}): string {

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { StructuredOutputError } from '../../llm/errors.js';
 import { fence } from '../../llm/fence.js';
 import type { AgentCallContext, Reflector, ReflectInput, ReflectOutput } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, keptProse, loggerFor, renderRole, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 const MAX_HINTS = 6;
 
 export const ReflectAnswer = z.object({
   stop: z.boolean(),
-  reasoning: z.string().refine((s) => s.trim().length > 0, 'must not be empty'),
+  reasoning: keptProse,
   hints: z.array(z.string()).max(MAX_HINTS),
 });
 

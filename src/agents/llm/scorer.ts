@@ -3,11 +3,9 @@ import { z } from 'zod';
 import { isContextOverflow, StructuredOutputError } from '../../llm/errors.js';
 import { SUBSCORE_BOUNDS, SUBSCORE_NAMES, totalOf, type Evidence, type SubscoreName, type Subscores } from '../../matching/domain.js';
 import type { AgentCallContext, Scorer, ScoreInput, ScoreOutcome } from '../types.js';
-import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, renderRole, resumeRoom, scrubModelText, type LlmAgentDeps } from './prompt.js';
+import { askAgent, DATA_RULE, loggerFor, renderCandidate, fitsWindow, keptProse, renderRole, resumeRoom, scrubModelText, type LlmAgentDeps } from './prompt.js';
 
 const bounded = (name: SubscoreName) => z.number().int().min(0).max(SUBSCORE_BOUNDS[name]);
-// Non-empty without minLength: minLength would switch off the provider's strict schema mode.
-const nonEmpty = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
 const quotes = z.array(z.string()).max(3);
 
 /**
@@ -23,7 +21,7 @@ export const ScoreAnswer = z.object({
     logistics: bounded('logistics'),
     trajectory: bounded('trajectory'),
   }),
-  rationale: nonEmpty,
+  rationale: keptProse,
   evidence: z.object({
     hardSkills: quotes,
     domain: quotes,
