@@ -2,7 +2,7 @@
 // could not renew before their lease ran out, and sweeps runs that died on every attempt or after a cancel.
 import type { Logger } from 'pino';
 import { createFailureStreak } from './failure-streak.js';
-import type { RunQueue } from './run-queue.js';
+import type { RunQueue, SweptRun } from './run-queue.js';
 import type { ActiveRun } from './worker.js';
 import type { Liveness } from './worker-liveness.js';
 
@@ -21,6 +21,16 @@ export interface HeartbeatDeps {
 
 export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
   const { queue, active, leaseMs, abort } = deps;
+  /** Runs a sweep ended are logged as a worker's finish logs its runs (a failure as a warning), and counted. */
+  const swept = (status: 'failed' | 'cancelled' | 'succeeded', reason: 'error' | 'cancelled' | 'budget', runs: SweptRun[]) => {
+    for (const run of runs) {
+      const line = { runId: run.id, orgId: run.orgId, status, reason, ...(run.error ? { error: run.error } : {}) };
+      const msg = `run ${status}: ${reason}: ${run.stop.reasoning} (ended by a sweep: no worker held it)`;
+      if (status === 'failed') deps.log.warn(line, msg);
+      else deps.log.info(line, msg);
+    }
+    if (runs.length) deps.onSwept?.(status, reason, runs.length);
+  };
   let renewalFailing = false;
   // Every beat fails while the database is away: the first failure is logged, then a line at most every 30 s.
   const beats = createFailureStreak({ log: deps.log, what: 'heartbeat' });
@@ -48,12 +58,9 @@ export function startHeartbeat(deps: HeartbeatDeps): { stop(): void } {
       }
       // Sweeps, not part of claiming: runs that died on every attempt end failed within a heartbeat, runs whose
       // worker died after a cancel was asked end cancelled, and runs left unheld past their deadline end as it does.
-      const cancelled = await queue.cancelAbandoned();
-      if (cancelled.length) deps.onSwept?.('cancelled', 'cancelled', cancelled.length);
-      const failed = await queue.failExhausted();
-      if (failed.length) deps.onSwept?.('failed', 'error', failed.length);
-      const overdue = await queue.endOverdue();
-      if (overdue.length) deps.onSwept?.('succeeded', 'budget', overdue.length);
+      swept('cancelled', 'cancelled', await queue.cancelAbandoned());
+      swept('failed', 'error', await queue.failExhausted());
+      swept('succeeded', 'budget', await queue.endOverdue());
     })().then(beats.succeeded, beats.failed);
   }, deps.heartbeatMs);
   timer.unref();

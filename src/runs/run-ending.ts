@@ -91,12 +91,19 @@ export function createRunEnding(deps: {
       await finish(attempt, end, 'succeeded', { reason: 'budget', iteration: end.iteration, reasoning: `Budget reached: ${describe(cause)}` }, null, closing);
       return;
     }
-    // The error is logged here with its SQLSTATE if it is the database's, through the logger's err serializer: its
-    // codes and constraint, its words without the values they quote (src/log-errors.ts). The owner reads runError's.
-    log.error({ err: cause, sqlState: sqlState(cause) }, isContext(end) ? 'run failed' : 'run could not start');
     const failure = runError(cause);
     const pause = providerPause(cause, run.attempts);
     const retryable = (cause as { retryable?: boolean }).retryable !== false && (!pause.countAttempt || run.attempts < deps.maxAttempts);
+    // The error is logged here with its SQLSTATE if it is the database's, through the logger's err serializer: its
+    // codes and constraint, its words without the values they quote (src/log-errors.ts). The owner reads runError's.
+    // An attempt handed back to be tried again is a warning (a rate-limited provider hands a run back many times);
+    // the run's failure, once, an error.
+    const logged = { err: cause, sqlState: sqlState(cause), attempt: run.attempts, willRetry: retryable };
+    if (retryable) {
+      log.warn({ ...logged, countAttempt: pause.countAttempt, retryInMs: pause.delayMs }, isContext(end) ? 'run attempt failed; handed back to be tried again' : 'run could not start; handed back to be tried again');
+    } else {
+      log.error(logged, isContext(end) ? 'run failed' : 'run could not start');
+    }
     if (retryable) {
       // Only the finish failed: the workflow's last checkpoint, folded into it, is saved on its own, so the next
       // attempt finishes at once instead of making the last step's model calls again.

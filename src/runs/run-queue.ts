@@ -46,6 +46,14 @@ export function runAgeMs(run: Pick<ClaimedRun, 'elapsedMs' | 'claimedAt'>, now: 
   return run.elapsedMs + Math.max(0, now - run.claimedAt);
 }
 
+/** A run a sweep ended: no worker held it. */
+export interface SweptRun {
+  id: string;
+  orgId: string;
+  stop: Stop;
+  error: { title: string; detail: string } | null;
+}
+
 export function createRunQueue(
   db: Database,
   opts: { workerId: string; leaseMs: number; maxAttempts: number; engines?: readonly Engine[]; /** RUN_DEADLINE_MS, for endOverdue. */ deadlineMs?: number },
@@ -57,21 +65,21 @@ export function createRunQueue(
    * A sweep: ends, in one transaction, the runs the statement (an UPDATE ... RETURNING id, stop, and error if it sets
    * one) picked out, each with its last event and its trail's run.finished row, as a worker's finish writes them.
    */
-  async function sweep(status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, statement: string, values: unknown[]): Promise<string[]> {
+  async function sweep(status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, statement: string, values: unknown[]): Promise<SweptRun[]> {
     return db.withTransaction(async (tx) => {
-      const r = await tx.query<{ id: string; stop: Stop; error?: { title: string; detail: string } | null }>(statement, values);
+      const r = await tx.query<{ id: string; org_id: string; stop: Stop; error?: { title: string; detail: string } | null }>(statement, values);
       for (const row of r.rows) {
         const error = row.error ?? null;
         const end = endEvent(status, row.stop, error);
         await appendEvent(tx, row.id, end.type, end.data);
         await appendFinishedTrail(tx, row.id, { status, stop: row.stop, error });
       }
-      return r.rows.map((row) => row.id);
+      return r.rows.map((row) => ({ id: row.id, orgId: row.org_id, stop: row.stop, error: row.error ?? null }));
     });
   }
 
   /** Ends runs that were claimed maxAttempts times and whose lease ran out again: they keep failing. */
-  async function failExhausted(): Promise<string[]> {
+  async function failExhausted(): Promise<SweptRun[]> {
     return sweep(
       'failed',
       `UPDATE matching_runs SET status = 'failed', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
@@ -82,7 +90,7 @@ export function createRunQueue(
        WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND lease_expires_at < now() AND attempts >= $1
                       AND cancel_requested_at IS NULL
                     FOR UPDATE SKIP LOCKED)
-       RETURNING id, stop, error`,
+       RETURNING id, org_id, stop, error`,
       [maxAttempts],
     );
   }
@@ -92,7 +100,7 @@ export function createRunQueue(
    * handed them back, also to be claimed after a provider's pause): no worker is left to reach the next step boundary, and none is to take them up again (the
    * claim leaves them to this sweep), whatever attempts they have left.
    */
-  async function cancelAbandoned(): Promise<string[]> {
+  async function cancelAbandoned(): Promise<SweptRun[]> {
     return sweep(
       'cancelled',
       `UPDATE matching_runs SET status = 'cancelled', finished_at = now(), version = version + 1, lease_owner = NULL, checkpoint = NULL,
@@ -100,7 +108,7 @@ export function createRunQueue(
        WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
                       AND cancel_requested_at IS NOT NULL
                     FOR UPDATE SKIP LOCKED)
-       RETURNING id, stop`,
+       RETURNING id, org_id, stop`,
       ['Cancelled on request; the shortlist keeps what was scored.'],
     );
   }
@@ -112,7 +120,7 @@ export function createRunQueue(
    * past, until someone cancelled it. A run still leased is its worker's to end; one never started has no deadline yet;
    * a heuristic run is left to a claim, which finishes it (the deadline bounds model calls, which it does not make).
    */
-  async function endOverdue(): Promise<string[]> {
+  async function endOverdue(): Promise<SweptRun[]> {
     if (opts.deadlineMs === undefined) return [];
     return sweep(
       'succeeded',
@@ -121,7 +129,7 @@ export function createRunQueue(
        WHERE id IN (SELECT id FROM matching_runs WHERE status = 'running' AND (lease_expires_at < now() OR lease_owner IS NULL)
                       AND cancel_requested_at IS NULL AND started_at < now() - $1 * interval '1 millisecond' AND engine = 'llm'
                     FOR UPDATE SKIP LOCKED)
-       RETURNING id, stop`,
+       RETURNING id, org_id, stop`,
       [
         opts.deadlineMs,
         `Budget reached: the run's deadline (${opts.deadlineMs} ms from its start) passed while no worker held it; the shortlist keeps what was scored.`,

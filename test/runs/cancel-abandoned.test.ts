@@ -128,6 +128,29 @@ test('with attempts left: no worker resumes it, it ends cancelled without a mode
   assert.deepEqual(row, { attempts: 1, lease_owner: null }, 'not claimed again');
 });
 
+test("a worker's sweeps log the runs they end, as a worker logs its own: a failure as a warning", async () => {
+  // Cancelled while a worker held it, the worker then gone; and claimed on its last attempt by a worker that died.
+  const cancelledId = await cancelledAndAbandoned(3);
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1 } });
+  const exhaustedId = res.json().id as string;
+  const dead = createRunQueue(rt.db, { workerId: 'dead-worker', leaseMs: 60_000, maxAttempts: 1 });
+  assert.equal((await dead.claim())?.id, exhaustedId);
+  await rt.db.query("UPDATE matching_runs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [exhaustedId]);
+  await withWorker({ maxAttempts: 1 }, async () => {
+    await finished(exhaustedId);
+    await finished(cancelledId);
+  });
+  const orgId = (await rt.db.query<{ org_id: string }>('SELECT org_id FROM matching_runs WHERE id = $1', [exhaustedId])).rows[0]!.org_id;
+  const line = (id: string) => rt.logs.find((l) => l.runId === id && /\(ended by a sweep: no worker held it\)$/.test(String(l.msg)));
+  const failed = line(exhaustedId);
+  assert.ok(failed, rt.logText());
+  assert.deepEqual([failed.level, failed.orgId, failed.status, failed.reason, (failed.error as { title: string }).title], [40, orgId, 'failed', 'error', 'Attempts exhausted']);
+  assert.match(String(failed.msg), /^run failed: error: The run failed on every attempt\./);
+  const cancelled = line(cancelledId);
+  assert.ok(cancelled, rt.logText());
+  assert.deepEqual([cancelled.level, cancelled.status, cancelled.reason], [30, 'cancelled', 'cancelled']);
+});
+
 test('however a run ends, its last event carries its stop (a failed run’s its error’s title) and its trail ends with its outcome', async () => {
   /** The last event, and what it should say: the run's stop, with `error` the title when it failed; and the trail's last row. */
   const ending = async (id: string) => {

@@ -357,7 +357,7 @@ test('a run whose attempt failed in a short outage is handed back once the datab
     await stopMidScoring(runId, state);
     try {
       released.open();
-      await waitFor(async () => rt.logs.some((l) => l.runId === runId && l.msg === 'run failed'), 10_000, 'the attempt to fail');
+      await waitFor(async () => rt.logs.some((l) => l.runId === runId && l.msg === 'run attempt failed; handed back to be tried again'), 10_000, 'the attempt to fail');
     } finally {
       await server.start();
     }

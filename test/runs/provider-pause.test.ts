@@ -43,6 +43,11 @@ test('a rate-limited run waits the pause the provider asked for, is not charged 
   const retrying = (await events(rt, id)).filter((e) => e.type === 'run.retrying');
   assert.equal(retrying.length, 3);
   assert.ok(retrying.every((e) => e.data.retryInMs === 1000 && /429/.test(String(e.data.error))), JSON.stringify(retrying));
+  // Each pause is a warning that says the run goes on; a run that succeeded logged no error.
+  const ofRun = rt.logs.filter((l) => l.runId === id);
+  assert.deepEqual(ofRun.filter((l) => Number(l.level) >= 50).map((l) => l.msg), []);
+  const paused = ofRun.filter((l) => l.msg === 'run attempt failed; handed back to be tried again');
+  assert.deepEqual(paused.map((l) => [l.level, l.willRetry, l.countAttempt, l.retryInMs]), Array(3).fill([40, true, false, 1000]));
 });
 
 test('a run asked to cancel while it waits out a long pause ends cancelled at once, not after the pause', async (t) => {
