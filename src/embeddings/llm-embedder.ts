@@ -4,7 +4,7 @@ import { errorInBody } from '../llm/answer-shape.js';
 import { estimateTokens, reportedTokens, type Reservation } from '../llm/budget.js';
 import { AGENT_HEADER, type ChatCallerDeps } from '../llm/chat.js';
 import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError, UnknownModelError } from '../llm/errors.js';
-import type { LedgerEntry } from '../llm/ledger.js';
+import { failureOutcome, type LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
 import { callSignal } from '../llm/call-signal.js';
 import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, requestTimeout, withRetry } from '../llm/retry.js';
@@ -154,7 +154,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
             } catch (err) {
               if (err instanceof EmbeddingShapeError) throw err;
               const failure = classifyFailure(err);
-              const outcome = failure.kind === 'rate_limited' || failure.kind === 'quota' ? 'rate_limited' : failure.kind === 'timeout' ? 'timeout' : 'error';
+              const outcome = failureOutcome(failure);
               const { message, requestId } = attemptFailure(err, null, batch.join('\n'));
               // Sent and never answered (timeout, abort, connection lost after sending): the provider may bill it,
               // so it is charged its estimated input, and the row says the figure is ours.
@@ -180,7 +180,10 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           now,
           classify: (err) => (err === unsent ? { ...classifyFailure(err), retryable: false } : classifyFailure(err)),
           onAttempt: (r) => {
-            if (r.error !== null && r.error !== unsent) deps.logger?.warn({ agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding attempt failed');
+            if (r.error === null || r.error === unsent) return;
+            const line = { agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry };
+            if (r.failure?.kind === 'aborted') deps.logger?.debug(line, 'embedding attempt aborted');
+            else deps.logger?.warn(line, 'embedding attempt failed');
           },
         },
       );

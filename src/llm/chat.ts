@@ -311,7 +311,10 @@ export function createChatCaller(deps: ChatCallerDeps) {
           classify: classifyAttempt,
           onAttempt: (r) => {
             if (r.error === null || r.error === unsent) return;
-            log.warn({ agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model attempt failed');
+            const line = { agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs };
+            // An abort is ours (a cancel, a shutdown, a lease lost): a cancelled run's calls in flight are no warnings.
+            if (r.failure?.kind === 'aborted') log.debug(line, 'model attempt aborted');
+            else log.warn(line, 'model attempt failed');
           },
         },
       );

@@ -1,7 +1,7 @@
 // The usage ledger's contract: one entry per model attempt (and per call the budget refused), plus an in-memory sink.
 import type { FailureClass } from './retry.js';
 
-export const LEDGER_OUTCOMES = ['ok', 'error', 'invalid_output', 'refused', 'truncated', 'timeout', 'rate_limited', 'budget'] as const;
+export const LEDGER_OUTCOMES = ['ok', 'error', 'invalid_output', 'refused', 'truncated', 'timeout', 'rate_limited', 'budget', 'aborted'] as const;
 export type LedgerOutcome = (typeof LEDGER_OUTCOMES)[number];
 
 export interface LedgerEntry {
@@ -32,6 +32,8 @@ export interface LedgerEntry {
 export function failureOutcome(failure: FailureClass): LedgerOutcome {
   if (failure.kind === 'rate_limited' || failure.kind === 'quota') return 'rate_limited';
   if (failure.kind === 'timeout') return 'timeout';
+  // Ours, not the provider's: a run cancelled, a shutdown, a lease lost. Not an error rate to alert on.
+  if (failure.kind === 'aborted') return 'aborted';
   return 'error';
 }
 

@@ -313,9 +313,10 @@ test('a connection lost after sending and an abort during the request are charge
   await assert.rejects(send()); // 429
   await assert.rejects(send(AbortSignal.abort())); // aborted before anything was sent: no attempt at all
   const rows = h.ledger.entries();
+  // The abort is ours, not the provider's failure: its own outcome, so a cancel does not read as a provider error.
   assert.deepEqual(rows.map((e) => [e.outcome, e.promptTokens > 0, e.tokensEstimated ?? false]), [
     ['error', true, true],
-    ['error', true, true],
+    ['aborted', true, true],
     ['error', false, false],
     ['rate_limited', false, false],
   ]);
