@@ -4,11 +4,11 @@
 // statement executes there, on another core, and this thread only does the pg socket I/O.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { access, chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ConfigError, pathProblem } from '../config.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { createSocketDir } from './socket-dirs.js';
 import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
 
@@ -50,12 +50,15 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
   let pgDataDir: string | undefined;
   if (!inMemory) {
     await privateDir(opts.dataDir);
-    releaseLock = await lockDataDir(opts.dataDir);
+    releaseLock = await lockDataDir(opts.dataDir).catch((err: unknown) => {
+      if (err instanceof DataDirInUseError) throw err;
+      throw new ConfigError(`DATA_DIR=${opts.dataDir} cannot hold the database: its lock file: ${pathProblem(err)}`);
+    });
     pgDataDir = path.join(opts.dataDir, 'pgdata');
   }
   let socketDir: string | undefined;
   try {
-    if (pgDataDir && !opts.loadDataDir) await initDataDirInChildProcess(pgDataDir);
+    if (pgDataDir && !opts.loadDataDir) await initDataDirInChildProcess(pgDataDir, opts.dataDir);
     // A private directory per database: a stale socket can never be someone else's (socket-dirs.ts).
     socketDir = await createSocketDir();
     // A copy of the caller's bytes (a Buffer's slice() would share them), which the thread is given: transferred.
@@ -68,7 +71,12 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
         maxConnections: opts.maxConnections,
       },
       loadDataDir ? [loadDataDir] : [],
-    );
+    ).catch((err: unknown) => {
+      // PGlite's own words for a damaged directory ("PGlite failed to initialize properly", "Aborted()") name neither
+      // the directory nor what to do.
+      if (!pgDataDir || opts.loadDataDir) throw err;
+      throw new ConfigError(`DATA_DIR=${opts.dataDir} holds a database that cannot be opened (${err instanceof Error ? err.message : String(err)}): restore it from a backup, or move it aside to start empty`);
+    });
     const dir = socketDir;
     return Object.assign(thread, {
       socketDir: dir,
@@ -223,13 +231,38 @@ async function privateDir(dir: string): Promise<void> {
  * PGlite runs it in a second WebAssembly instance, and what that instance and its compiled code allocated through
  * malloc is freed in holes that glibc does not give back. Measured with the service idle after a first start: RSS
  * 376-431 MB with initdb in process, 279-296 MB with it in a child (peak 810-850 MB vs ~300 MB); a restart: ~260 MB.
+ * initdb writes into a directory beside pgdata, renamed pgdata once complete: an initdb cut short leaves no pgdata,
+ * and a pgdata that holds files but no PG_VERSION is a damaged database (a partial restore, a copy that lost a file),
+ * which initdb over it would replace with an empty one, so it is refused.
  */
-async function initDataDirInChildProcess(pgDataDir: string): Promise<void> {
-  if (await access(path.join(pgDataDir, 'PG_VERSION')).then(() => true, () => false)) return;
-  await mkdir(pgDataDir, { recursive: true, mode: 0o700 });
+async function initDataDirInChildProcess(pgDataDir: string, dataDir: string): Promise<void> {
+  const unusable = (what: string, err: unknown) => new ConfigError(`DATA_DIR=${dataDir} cannot hold the database: ${what}: ${pathProblem(err)}`);
+  const version = await stat(path.join(pgDataDir, 'PG_VERSION')).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return false;
+      throw unusable(`${pgDataDir} cannot be read`, err);
+    },
+  );
+  if (version) return;
+  const entries = await readdir(pgDataDir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw unusable(`${pgDataDir} cannot be read`, err);
+  });
+  if (entries.length > 0) {
+    throw new ConfigError(
+      `DATA_DIR=${dataDir} holds a damaged database: ${pgDataDir} has ${entries.length} entries but no PG_VERSION (a partial restore, or a copy that lost files); ` +
+        'it is not initialised over: restore it from a backup, or move it aside to start empty',
+    );
+  }
+  const making = `${pgDataDir}.initdb`;
+  await rm(making, { recursive: true, force: true });
+  await mkdir(making, { recursive: true, mode: 0o700 }).catch((err: unknown) => {
+    throw unusable(`${making} cannot be made`, err);
+  });
   const pglite = import.meta.resolve('@electric-sql/pglite');
   const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); const db = await PGlite.create({ dataDir: process.argv[1] }); await db.close();`;
-  const child = spawn(process.execPath, ['--input-type=module', '--eval', script, pgDataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '--eval', script, making], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
@@ -238,5 +271,10 @@ async function initDataDirInChildProcess(pgDataDir: string): Promise<void> {
     child.once('error', reject);
     child.once('exit', (c) => resolve(c));
   });
-  if (code !== 0) throw new Error(`initdb of ${pgDataDir} failed (exit ${code}): ${stderr.trim()}`);
+  if (code !== 0) throw new Error(`initdb in DATA_DIR=${dataDir} failed (exit ${code}; a full disk or a directory the service cannot write?): ${stderr.trim()}`);
+  // An empty pgdata (made by hand, or by a release that initialised in place) gives way to the complete one.
+  await rmdir(pgDataDir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
+  await rename(making, pgDataDir);
 }
