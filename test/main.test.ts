@@ -27,7 +27,8 @@ async function freePort(): Promise<number> {
 test('npm start path: boots with no other service, readyz 200, SIGTERM exits 0, and the data dir is locked while up', async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'tm-main-'));
   const port = await freePort();
-  const env = childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '' });
+  // libpq's variables, set on a machine for some other PostgreSQL, are not the embedded database's.
+  const env = childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: '', PGSSLMODE: 'require', PGUSER: 'someone', PGDATABASE: 'elsewhere' });
   const child = spawn(process.execPath, [...TS_NODE_ARGS, 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

@@ -97,7 +97,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       maxConnections: opts.embeddedMaxConnections ?? opts.poolMax + 8,
       ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
     });
-    poolConfig = { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' };
+    // ssl false: otherwise pg reads PGSSLMODE, which a machine may set for some other server (user and database are
+    // given, so PGUSER and PGDATABASE are not read either).
+    poolConfig = { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres', ssl: false };
   }
   const settings = sessionSettings;
   const untimed = opts.withoutTimeouts === true && !embedded;
