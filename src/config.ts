@@ -19,6 +19,16 @@ const decimal = (min: number, max: number) =>
 const list = z
   .string()
   .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+// A browser sends its page's origin as scheme://host[:port], and CORS compares it as a string: an entry with a path,
+// a trailing slash or no scheme ("https://app.example.com/", "app.example.com") would never match, silently.
+const ORIGIN_RE = /^https?:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+const origins = list.superRefine((entries, ctx) => {
+  for (const entry of entries) {
+    if (entry !== '*' && !ORIGIN_RE.test(entry)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is no origin a browser sends: write scheme://host[:port], no path or trailing slash (https://app.example.com), or *` });
+    }
+  }
+});
 
 /** Every variable the service reads, with its default and meaning (README's configuration table mirrors this). */
 export const ENV_SCHEMA = z.object({
@@ -86,7 +96,7 @@ export const ENV_SCHEMA = z.object({
   RUN_MAX_ATTEMPTS: int(1, 20).default(3).describe('claims of one run before it fails'),
   RUN_DEADLINE_MS: int(1000, 86_400_000).default(900_000).describe('wall-clock limit of one run'),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000).describe('how long SIGTERM waits for in-flight steps'),
-  CORS_ORIGINS: list.default([]).describe('comma-separated origins allowed to call the API from a browser'),
+  CORS_ORIGINS: origins.default([]).describe('comma-separated origins allowed to call the API from a browser'),
   RATE_LIMIT_WRITES_PER_MINUTE: int(1, 1_000_000).default(120).describe('per API key: candidate and role writes'),
   RATE_LIMIT_RUNS_PER_MINUTE: int(1, 1_000_000).default(30).describe('per API key: matching runs started'),
   MAX_RUNS_IN_FLIGHT_PER_ORG: int(1, 10_000).default(20).describe('queued plus running runs per organisation'),

@@ -75,3 +75,20 @@ test('empty strings count as unset, and so do values of spaces alone; spaces aro
   // A secret file's trailing newline is no part of the key a client sends.
   assert.equal(loadConfig({ BOOTSTRAP_API_KEY: 'tm_0123456789_abcdefghijklmnopqrstuvwxyz\n' }).BOOTSTRAP_API_KEY, 'tm_0123456789_abcdefghijklmnopqrstuvwxyz');
 });
+
+test('CORS_ORIGINS takes origins as a browser sends them, or *: an entry that could never match stops the boot', () => {
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,http://[::1]:8080' }).CORS_ORIGINS, [
+    'https://app.example.com',
+    'http://localhost:5173',
+    'http://[::1]:8080',
+  ]);
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS, ['*']);
+  for (const bad of ['https://app.example.com/', 'app.example.com', 'https://app.example.com/recruit', 'ftp://app.example.com']) {
+    assert.throws(() => loadConfig({ CORS_ORIGINS: `https://ok.example.com,${bad}` }), (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /CORS_ORIGINS: ".*" is no origin a browser sends/);
+      assert.ok(err.message.includes(bad), err.message);
+      return true;
+    }, bad);
+  }
+});
