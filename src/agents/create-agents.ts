@@ -27,7 +27,7 @@ const MODEL_VARIABLES: Record<string, string> = {
 export function checkConfiguredModels(config: Config): ModelRegistry {
   const registry = loadPinnedRegistry(config.MODEL_REGISTRY_PATH);
   try {
-    assertAgentModels(registry, config.llm);
+    assertAgentModels(registry, config.llm, { embeddings: config.EMBEDDINGS === 'llm' });
   } catch (err) {
     if (!(err instanceof UnknownModelError)) throw err;
     const lines = err.problems.map((p) => `${MODEL_VARIABLES[p.agent] ?? p.agent}: agent "${p.agent}" uses model "${p.model}", which is not a pinned model of the right kind`);

@@ -110,8 +110,11 @@ export function loadPinnedRegistry(path: string): ModelRegistry {
   }
 }
 
-/** Boot check: every agent's model is a pinned chat model and the embedding model a pinned embedding model. */
-export function assertAgentModels(registry: ModelRegistry, settings: Pick<LlmSettings, 'agents' | 'embeddingModel'>): void {
+/**
+ * Boot check: every agent's model is a pinned chat model and, when the endpoint embeds (`embeddings`, the default;
+ * EMBEDDINGS=llm), the embedding model a pinned embedding model.
+ */
+export function assertAgentModels(registry: ModelRegistry, settings: Pick<LlmSettings, 'agents' | 'embeddingModel'>, opts: { embeddings?: boolean } = {}): void {
   const problems: Array<{ agent: string; model: string; reason: string }> = [];
   for (const agent of AGENT_NAMES) {
     const id = settings.agents[agent].model;
@@ -119,9 +122,12 @@ export function assertAgentModels(registry: ModelRegistry, settings: Pick<LlmSet
     if (!found) problems.push({ agent, model: id, reason: 'unknown' });
     else if (found.kind !== 'chat') problems.push({ agent, model: id, reason: 'non-chat' });
   }
-  const embed = registry.get(settings.embeddingModel);
-  if (!embed) problems.push({ agent: 'embeddings', model: settings.embeddingModel, reason: 'unknown' });
-  else if (embed.kind !== 'embedding') problems.push({ agent: 'embeddings', model: settings.embeddingModel, reason: 'non-embedding' });
+  // EMBEDDINGS=local: the endpoint embeds nothing, and its embedding model is no concern of this configuration.
+  if (opts.embeddings !== false) {
+    const embed = registry.get(settings.embeddingModel);
+    if (!embed) problems.push({ agent: 'embeddings', model: settings.embeddingModel, reason: 'unknown' });
+    else if (embed.kind !== 'embedding') problems.push({ agent: 'embeddings', model: settings.embeddingModel, reason: 'non-embedding' });
+  }
   if (problems.length > 0) throw new UnknownModelError(problems, registry.models.map((m) => m.id));
 }
 

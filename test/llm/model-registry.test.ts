@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { UnknownModelError } from '../../src/llm/errors.js';
 import { ConfigError } from '../../src/config.js';
+import { checkConfiguredModels } from '../../src/agents/create-agents.js';
+import { loadConfig } from '../../src/config.js';
 import { assertAgentModels, costUsd, loadModelRegistry, loadPinnedRegistry } from '../../src/llm/model-registry.js';
 import { parseLlmSettings } from '../../src/llm/settings.js';
 
@@ -55,6 +57,16 @@ test('boot fails on a model of the wrong kind, and on an unknown embedding model
       /"reranker" uses non-chat model "text-embedding-3-small"/.test(err.message) &&
       /"embeddings" uses unknown model "ada-003"/.test(err.message),
   );
+});
+
+test('with EMBEDDINGS=local the embedding model is not checked: the endpoint embeds nothing', () => {
+  const settings = parseLlmSettings({ apiKey: 'k', embeddingModel: 'ada-003' });
+  assert.doesNotThrow(() => assertAgentModels(registry, settings, { embeddings: false }));
+  assert.throws(() => assertAgentModels(registry, settings, { embeddings: true }), /"embeddings" uses unknown model "ada-003"/);
+  // As the boot reads the configuration.
+  const env = { LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'fake-chat', LLM_EMBEDDING_MODEL: 'ada-003' };
+  assert.doesNotThrow(() => checkConfiguredModels(loadConfig({ ...env, EMBEDDINGS: 'local' })));
+  assert.throws(() => checkConfiguredModels(loadConfig({ ...env, EMBEDDINGS: 'llm' })), /LLM_EMBEDDING_MODEL: agent "embeddings" uses model "ada-003"/);
 });
 
 test('an invalid registry file is refused with the reason', () => {
