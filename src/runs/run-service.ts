@@ -160,10 +160,10 @@ export function createRunService(deps: {
       return sequencePageOf(await runs.events(id, after, limit + 1), limit, (e) => e.seq);
     },
 
-    async trace(orgId: string, id: string, afterId: string | null, limit: number) {
+    async trace(orgId: string, id: string, after: number, limit: number) {
       if (!(await runs.exists(orgId, id))) throw new NotFoundError('Matching run');
       // In lower case, as every answer writes a UUID (the path may spell it in upper case).
-      return { runId: id.toLowerCase(), ...sequencePageOf(await runs.trace(id, afterId, limit + 1), limit, (t) => t.seq) };
+      return { runId: id.toLowerCase(), ...sequencePageOf(await runs.trace(id, after, limit + 1), limit, (t) => t.seq) };
     },
 
     list: runs.list,

@@ -174,13 +174,18 @@ export function createRunStore(db: Database) {
       return r.rows.map((e) => ({ seq: e.seq, at: iso(e.at)!, type: e.type, data: e.data }));
     },
 
-    /** The trail's rows after the row `afterId` (a bigint as digits; null: from the start), oldest first. */
-    async trace(runId: string, afterId: string | null, limit: number) {
-      const r = await db.query<{ id: number; at: Date; kind: string; candidate_id: string | null; data: unknown }>(
-        'SELECT id, at, kind, candidate_id, data FROM run_trace WHERE run_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3',
-        [runId, afterId ?? '0', limit],
+    /**
+     * The trail's rows after its first `after`, oldest first, each with its place in the run's trail as its seq (1, 2,
+     * ...). Not the row's id: every organisation's runs draw their rows' ids from one sequence, and the gaps between a
+     * run's ids would tell its owner how much every other organisation's runs wrote meanwhile. A trail loses no row
+     * but with the whole trail (prune-traces), so a row's place stays its own; the run's index walks to it.
+     */
+    async trace(runId: string, after: number, limit: number) {
+      const r = await db.query<{ at: Date; kind: string; candidate_id: string | null; data: unknown }>(
+        'SELECT at, kind, candidate_id, data FROM run_trace WHERE run_id = $1 ORDER BY id OFFSET $2 LIMIT $3',
+        [runId, after, limit],
       );
-      return r.rows.map((t) => ({ seq: Number(t.id), at: iso(t.at)!, kind: t.kind, candidateId: t.candidate_id, data: t.data }));
+      return r.rows.map((t, i) => ({ seq: after + i + 1, at: iso(t.at)!, kind: t.kind, candidateId: t.candidate_id, data: t.data }));
     },
 
     /**

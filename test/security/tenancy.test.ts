@@ -199,6 +199,14 @@ test('retrieval never returns another organisation’s candidates, even closer n
   assert.ok(ours.every((h) => h.vectorRank !== null), 'each came through the vector index, not only full text');
 });
 
+test("a trail's seq counts its own run's rows: nothing of another organisation's activity shows through its numbering", async () => {
+  for (const [key, id] of [[rt.apiKey, own.runId], [rivalKey, rival.runId]] as const) {
+    const seqs = (await readTrace(rt.app!, id, rt.auth(key))).map((i) => i.seq);
+    assert.ok(seqs.length > 5);
+    assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'no gap where another run wrote');
+  }
+});
+
 test('a matching run never sees another organisation’s candidates: shortlist, events and trace', async () => {
   const run = (await call(rt.apiKey, 'GET', `/v1/matching-runs/${own.runId}`)).json();
   assert.ok(run.shortlist.length > 0);

@@ -256,8 +256,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRouteDeps> = async (app, deps) 
     },
     handler: async (request) => {
       const { limit, cursor } = request.query;
-      // A trail row's seq is its row's bigint id.
-      const after = cursor === undefined ? null : decodeSequenceCursor(cursor, 2n ** 63n - 1n);
+      // A trail row's seq is its place in the run's trail, as an event's is.
+      const after = cursor === undefined ? 0 : Number(decodeSequenceCursor(cursor, BigInt(MAX_EVENT_SEQ)));
       return deps.runs.trace(callerOf(request).orgId, request.params.id, after, limit);
     },
   });
