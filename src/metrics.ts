@@ -127,7 +127,10 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
     modelCost: new Counter({ name: 'model_cost_usd_total', help: 'Cost of model calls in USD.', labelNames: ['agent', 'model', 'outcome'] as const, registers }),
     structuredReasks: new Counter({ name: 'structured_output_reasks_total', help: 'Re-asks after an invalid structured answer.', labelNames: ['agent'] as const, registers }),
     unscoredCandidates: new Counter({ name: 'candidates_unscored_total', help: 'Candidates left unscored after the re-ask bound.', registers }),
-    dbPool: new Gauge({ name: 'db_pool_connections', help: 'Database pool connections by state.', labelNames: ['state'] as const, registers }),
+    // Parts of one whole (their sum is the pool's connections), as Prometheus's sum over a label expects; the requests
+    // waiting for a connection are no connections, and have their own gauge.
+    dbPool: new Gauge({ name: 'db_pool_connections', help: 'Database pool connections by state (in_use, idle).', labelNames: ['state'] as const, registers }),
+    dbPoolWaiting: new Gauge({ name: 'db_pool_waiting_requests', help: 'Requests waiting for a database pool connection.', registers }),
   };
 }
 

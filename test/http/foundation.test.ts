@@ -185,7 +185,7 @@ test('metrics are Prometheus text', async () => {
   assert.equal(res.statusCode, 200);
   assert.match(res.headers['content-type'] as string, /text\/plain/);
   assert.match(res.body, /# TYPE process_cpu_user_seconds_total counter/);
-  assert.match(res.body, /db_pool_connections\{state="total"\}/);
+  assert.match(res.body, /db_pool_connections\{state="in_use"\}/);
 });
 
 test('while shutting down new requests get 503', async () => {

@@ -81,6 +81,7 @@ test('/metrics is Prometheus text and carries every family, with values, after a
     ['candidates_unscored_total', 'counter'],
     ['matching_runs_budget_stops_total', 'counter'],
     ['db_pool_connections', 'gauge'],
+    ['db_pool_waiting_requests', 'gauge'],
   ] as const;
   for (const [name, type] of families) {
     assert.equal(types.get(name), type, `${name} is declared a ${type}`);
@@ -103,7 +104,10 @@ test('/metrics is Prometheus text and carries every family, with values, after a
   // The reask candidate was re-asked once, the unscorable one once before giving up.
   assert.equal(sum(samples, 'structured_output_reasks_total', { agent: 'scorer' }), 2);
   assert.equal(sum(samples, 'candidates_unscored_total'), 1);
-  assert.ok(sum(samples, 'db_pool_connections', { state: 'total' }) >= 1);
+  // Parts of one whole: in use and idle add up to the pool's connections; waiting requests are counted apart.
+  assert.ok(sum(samples, 'db_pool_connections', { state: 'in_use' }) + sum(samples, 'db_pool_connections', { state: 'idle' }) >= 1);
+  assert.deepEqual([...new Set(samples.filter((s) => s.name === 'db_pool_connections').map((s) => s.labels.state))].sort(), ['idle', 'in_use']);
+  assert.ok(sum(samples, 'db_pool_waiting_requests', {}) >= 0);
   const tokens = sum(samples, 'model_tokens_total', { kind: 'prompt' }) + sum(samples, 'model_tokens_total', { kind: 'completion' });
   assert.equal(tokens, rig.served.promptTokens + rig.served.completionTokens, 'token counters agree with the provider');
 });

@@ -72,9 +72,9 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRouteDeps> = async (app, 
       // Never fails: while the database does not answer, the queue's gauges read NaN (services.ts).
       await deps.refreshGauges();
       const pool = deps.db.poolStats();
-      deps.metrics.dbPool.set({ state: 'total' }, pool.total);
+      deps.metrics.dbPool.set({ state: 'in_use' }, pool.total - pool.idle);
       deps.metrics.dbPool.set({ state: 'idle' }, pool.idle);
-      deps.metrics.dbPool.set({ state: 'waiting' }, pool.waiting);
+      deps.metrics.dbPoolWaiting.set(pool.waiting);
       return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
     },
   });
