@@ -178,6 +178,8 @@ export interface AskOptions<S extends z.ZodType> {
   onExchange?: ChatRequest['onExchange'];
   logger?: ChatRequest['logger'];
   read?: ChatRequest['read'];
+  /** Called as each re-ask (an attempt beyond the first) is sent, whatever comes of it: a failure, a refusal, an abort. */
+  onReask?: () => void;
 }
 
 export interface AskResult<T> {
@@ -200,6 +202,7 @@ export async function ask<S extends z.ZodType>(opts: AskOptions<S>): Promise<Ask
   let last: Extract<Interpretation<unknown>, { ok: false }> = { ok: false, outcome: 'invalid_output', raw: null, issues: [] };
   let model = caller.modelFor(agent).id;
   for (let attempt = 1; attempt <= 1 + reaskLimit; attempt++) {
+    if (attempt > 1) opts.onReask?.();
     const spec = caller.modelFor(agent);
     // The judge runs inside the call so the attempt's ledger row says why the answer was rejected.
     const box: { result?: Interpretation<z.output<S>> } = {};

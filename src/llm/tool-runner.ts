@@ -39,6 +39,8 @@ export interface RunToolsOptions<T> {
   deadline?: number;
   logger?: LlmLogger;
   onExchange?: ChatRequest['onExchange'];
+  /** Called as each re-ask (a turn after an invalid final answer) is sent, whatever comes of it. */
+  onReask?: () => void;
   now?: () => number;
 }
 
@@ -169,6 +171,8 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
   let usage = NO_USAGE;
   let tokensUsed = 0;
   let reasks = 0;
+  // The turn about to be sent re-asks for a valid final answer.
+  let reasking = false;
 
   async function execute(call: ChatCompletionMessageToolCall): Promise<ToolOutcome> {
     const { id, type, name, args } = callParts(call);
@@ -237,6 +241,8 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
 
     const box: { result?: Interpretation<T> } = {};
     const finalSchema = opts.finalSchema;
+    if (reasking) opts.onReask?.();
+    reasking = false;
     const answer = await caller.call({
       agent,
       orgId: opts.orgId,
@@ -294,6 +300,7 @@ export async function runTools<T = never>(opts: RunToolsOptions<T>): Promise<Run
       throw new StructuredOutputError({ agent, model: answer.model, raw: failure.raw, issues: failure.issues, attempts: reasks });
     }
     transcript.push(...reaskMessages(failure, schemaName));
+    reasking = true;
   }
   throw new ToolLoopError({ agent, limit: 'iterations', cap: opts.maxIterations, used: opts.maxIterations });
 }

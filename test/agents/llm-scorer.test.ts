@@ -192,3 +192,12 @@ test('a provider failure propagates as a ModelCallError (the run decides), not a
   await assert.rejects(h.agents.scorer.score({ role, candidate }, h.ctx), ModelCallError);
   assert.equal(h.server.chatRequests().length, 1, 'a 400 is not retried');
 });
+
+test('a re-ask is counted as it is sent, also when the provider fails it', async (t) => {
+  const h = await setupAgents({ settings: { reaskLimit: 1 } });
+  t.after(h.close);
+  h.server.script(fakeReply.json(scoreAnswer({ ...validSubscores, hardSkills: 31 })), fakeReply.error(400, 'bad request'));
+  await assert.rejects(h.agents.scorer.score({ role, candidate }, h.ctx), ModelCallError);
+  assert.equal(h.server.chatRequests().length, 2, 'the ask and its re-ask');
+  assert.equal(await h.metrics.structuredReasks.get().then((m) => m.values.find((v) => v.labels.agent === 'scorer')?.value), 1);
+});

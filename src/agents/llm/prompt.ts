@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import type { LlmLogger, ChatCaller } from '../../llm/chat.js';
 import { estimateTokens } from '../../llm/budget.js';
-import { StructuredOutputError } from '../../llm/errors.js';
 import { fence } from '../../llm/fence.js';
 import type { AgentName } from '../../llm/settings.js';
 import { ask, type AskResult } from '../../llm/structured.js';
@@ -128,18 +127,11 @@ export function loggerFor(deps: LlmAgentDeps, ctx: AgentCallContext): LlmLogger 
   return ctx.logger ?? deps.logger;
 }
 
-/** ask() with the re-ask counter kept: re-asks are attempts beyond the first, whether or not the last one passed. */
+/** ask() with the re-ask counter kept: each re-ask counted as it is sent, whatever comes of it or of the last one. */
 export async function askAgent<S extends z.ZodType>(
   deps: LlmAgentDeps,
   ctx: AgentCallContext,
   opts: { agent: AgentName; instructions: string; input: string; schema: S; schemaName: string; maxTokens: number; candidateIds?: string[] },
 ): Promise<AskResult<z.output<S>>> {
-  try {
-    const result = await ask({ caller: deps.caller, ...callFields(ctx), ...opts });
-    if (result.attempts > 1) deps.metrics?.structuredReasks.inc({ agent: opts.agent }, result.attempts - 1);
-    return result;
-  } catch (err) {
-    if (err instanceof StructuredOutputError && err.attempts > 1) deps.metrics?.structuredReasks.inc({ agent: opts.agent }, err.attempts - 1);
-    throw err;
-  }
+  return ask({ caller: deps.caller, ...callFields(ctx), ...opts, onReask: () => deps.metrics?.structuredReasks.inc({ agent: opts.agent }) });
 }

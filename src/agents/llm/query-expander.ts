@@ -183,15 +183,14 @@ export function createLlmQueryExpander(deps: LlmAgentDeps): QueryExpander {
         finalSchema: schema,
         schemaName: 'query_expansion',
         logger: log,
+        onReask: () => deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }),
       }).catch((err: unknown) => {
-        if (err instanceof StructuredOutputError && err.attempts > 1) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, err.attempts - 1);
         if (!(err instanceof StructuredOutputError || err instanceof ToolLoopError)) throw err;
         const why = err instanceof ToolLoopError ? { limit: err.limit, cap: err.cap } : { issues: err.issues.slice(0, 5) };
         log?.warn({ agent: 'queryExpander', error: err.name, ...why }, "query expander gave no valid answer: the round searches with the role's own terms");
         return null;
       });
       if (result === null) return fallback.expand(input, ctx);
-      if (result.reasks > 0) deps.metrics?.structuredReasks.inc({ agent: 'queryExpander' }, result.reasks);
       const answer = result.value!;
       const { filters, dropped } = finalFilters(answer.filters, await vocabulary());
       // Model output on its way to a log, the reflector's and the next expander's prompts and the embedder: scrubbed.
