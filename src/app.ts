@@ -85,7 +85,9 @@ function clientErrorAnswerer(headers: Record<string, string>, observe: (status: 
   };
   return {
     clientError(err: Error & { code?: string }, socket: Duplex): void {
-      if (err.code === 'ECONNRESET' || !socket.writable) {
+      // A client gone (reset, or its stream ended mid-request: HPE_INVALID_EOF_STATE) has no one to answer, and its
+      // request, routed already, is no request the parser refused.
+      if (err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
         socket.destroy();
         return;
       }

@@ -74,6 +74,23 @@ test('requests the HTTP parser refuses get a problem document: a control charact
   assert.equal(await counted(), before + cases.length, 'each counted in the request durations');
 });
 
+test('a client gone mid-body is no request refused: nothing is answered or counted under unmatched', async () => {
+  const counted = async () => (await rt.services.metrics.httpDuration.get()).values.filter((v) => v.metricName?.endsWith('_count') && v.labels.route === 'unmatched').reduce((n, v) => n + v.value, 0);
+  const before = await counted();
+  for (let i = 0; i < 3; i++) {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.write(`POST /v1/candidates HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"candidates": [`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Half-closed, as a client that gives up on its upload closes: the parser meets the end of the stream mid-body.
+    socket.resume();
+    socket.end();
+    await new Promise((resolve) => socket.once('close', resolve));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await counted(), before, 'the routed request was cut, not refused by the parser');
+});
+
 test('a compressed body, or one labelled compressed, is refused with a 415 naming the encoding, and nothing is written', async () => {
   const roles = async () => (await rt.db.query<{ n: number }>('SELECT count(*)::int AS n FROM roles')).rows[0]!.n;
   const before = await roles();
