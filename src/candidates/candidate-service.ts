@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
+import type { LlmLogger } from '../llm/chat.js';
 import { PII_PLACEHOLDERS } from '../text/pii-placeholders.js';
 import { escapeRe } from '../text/scrub-names.js';
 import { scrub, SCRUB_RULES_VERSION, scrubShowing, type ScrubOptions } from '../text/scrubber.js';
@@ -138,7 +139,8 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
       .finally(() => (statistics.running = false));
   }
   return {
-    async upsert(orgId: string, inputs: CandidateInput[]): Promise<Array<{ externalId: string; id: string; status: UpsertStatus }>> {
+    /** `opts.logger`: the request's, so an embedding endpoint's failed attempts are logged with its reqId. */
+    async upsert(orgId: string, inputs: CandidateInput[], opts: { logger?: LlmLogger } = {}): Promise<Array<{ externalId: string; id: string; status: UpsertStatus }>> {
       // The last occurrence of a repeated externalId wins, as if the items were sent one by one. Scrubbing takes tens
       // of milliseconds for a long resume (a batch of 500 can take tens of seconds): other requests are served between
       // slices of it, instead of the process answering nothing until the whole batch is scrubbed.
@@ -168,7 +170,7 @@ export function createCandidateService(deps: { db: Database; store: CandidateSto
         };
         const kept = changed.map(keptOf);
         const toEmbed = changed.filter((c, i) => kept[i] === null && !fresh.has(c.externalId));
-        const embedded = toEmbed.length ? await embedder.embed(toEmbed.map(embeddingText), { orgId }) : [];
+        const embedded = toEmbed.length ? await embedder.embed(toEmbed.map(embeddingText), { orgId, ...(opts.logger ? { logger: opts.logger } : {}) }) : [];
         toEmbed.forEach((c, i) => fresh.set(c.externalId, embedded[i]!));
         const vectors = changed.map((c, i) => kept[i] ?? fresh.get(c.externalId)!);
         return db.withTransaction((tx) => store.upsert(tx, orgId, changed, { model: embedder.model, vectors }, read));

@@ -1,5 +1,6 @@
 // The embedding port: turns texts into fixed-length vectors. Retrieval and indexing depend only on this.
 import type { Budget } from '../llm/budget.js';
+import type { LlmLogger } from '../llm/chat.js';
 
 export interface EmbedOptions {
   /** Aborts a long batch; the promise then rejects with the signal's reason. */
@@ -21,6 +22,11 @@ export interface EmbedOptions {
    * not retried and not charged, and is passed on as it is (reembed: a candidate erased meanwhile).
    */
   beforeSend?: () => Promise<void>;
+  /**
+   * Where an embedder that calls a model logs its attempts: the run's logger (runId, orgId, iteration) or the request's
+   * (reqId); the process's own otherwise.
+   */
+  logger?: LlmLogger;
 }
 
 export interface Embedder {

@@ -62,19 +62,19 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
   const limit: <T>(fn: () => Promise<T>) => Promise<T> = deps.limiter ? (fn) => deps.limiter!(fn) : (fn) => fn();
   let warnedUnattributed = false;
 
-  async function record(entry: Omit<LedgerEntry, 'orgId' | 'runId' | 'agent' | 'model'>, orgId: string | undefined, runId: string | null): Promise<void> {
+  async function record(entry: Omit<LedgerEntry, 'orgId' | 'runId' | 'agent' | 'model'>, orgId: string | undefined, runId: string | null, log = deps.logger): Promise<void> {
     const full = { ...entry, orgId: orgId ?? '', runId, agent: EMBEDDER_AGENT, model: model!.id };
     if (!orgId) {
-      if (!warnedUnattributed) deps.logger?.warn({ agent: EMBEDDER_AGENT }, 'embedding call has no organisation: its usage is logged, not written to the ledger');
+      if (!warnedUnattributed) log?.warn({ agent: EMBEDDER_AGENT }, 'embedding call has no organisation: its usage is logged, not written to the ledger');
       warnedUnattributed = true;
-      deps.logger?.info({ entry: full }, 'unattributed embedding call');
+      log?.info({ entry: full }, 'unattributed embedding call');
       return;
     }
     try {
       await deps.ledger.record(full);
     } catch (err) {
       // As in chat.ts: a ledger outage must not throw away vectors already paid for.
-      deps.logger?.error({ err, entry: full }, 'ledger write failed');
+      log?.error({ err, entry: full }, 'ledger write failed');
     }
   }
 
@@ -82,6 +82,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     const settings = current();
     const orgId = opts.orgId ?? deps.defaultOrgId;
     const runId = opts.runId ?? null;
+    const log = opts.logger ?? deps.logger;
     const deadlines = [opts.deadline, opts.budget?.deadline].filter((d): d is number => d !== undefined);
     const deadline = deadlines.length > 0 ? Math.min(...deadlines) : undefined;
     // The batch's input at our conservative estimate: what a run's budget reserves, and what a lost attempt is charged.
@@ -91,7 +92,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
     // As in chat.ts: a call the budget or its deadline refused has a row of its own, then the refusal.
     const refused = async (err: Error): Promise<never> => {
       const zero = { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
-      await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId);
+      await record({ ...zero, latencyMs: 0, outcome: 'budget', requestId: null, attempt: 0, error: err.message }, orgId, runId, log);
       throw err;
     };
     let reservation: Reservation | null = null;
@@ -148,7 +149,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
               // Some proxies answer an error with HTTP 200: its words say more than "0 vectors for N inputs".
               const bodyError = errorInBody(data);
               const bad = bodyError ? `the server answered HTTP 200 with an error: ${logSafeText(bodyError.message, 300, batch.join('\n'))}` : vectors.length !== batch.length ? `${vectors.length} vectors for ${batch.length} inputs` : vectors.some((v) => !Array.isArray(v) || v.length !== model!.dimension) ? `a vector is not of dimension ${model!.dimension}` : vectors.some((v) => !v.every(storable)) ? 'a vector holds a value that is not a finite number pgvector can store (null, NaN, Infinity, text or past 3.4e38)' : null;
-              await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId);
+              await record({ ...row, outcome: bad ? 'error' : 'ok', ...(bad ? { error: bad } : {}) }, orgId, runId, log);
               if (bad) throw new EmbeddingShapeError(bad);
               return vectors;
             } catch (err) {
@@ -163,7 +164,7 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
                 ? { promptTokens: estimated, cachedTokens: 0, completionTokens: 0, costUsd: estimatedCost, tokensEstimated: true }
                 : { promptTokens: 0, cachedTokens: 0, completionTokens: 0, costUsd: 0 };
               charge(usage);
-              await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: message }, orgId, runId);
+              await record({ ...usage, latencyMs: now() - started, outcome, requestId, attempt, error: message }, orgId, runId, log);
               throw err;
             } finally {
               sending.done();
@@ -182,8 +183,8 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           onAttempt: (r) => {
             if (r.error === null || r.error === unsent) return;
             const line = { agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry };
-            if (r.failure?.kind === 'aborted') deps.logger?.debug(line, 'embedding attempt aborted');
-            else deps.logger?.warn(line, 'embedding attempt failed');
+            if (r.failure?.kind === 'aborted') log?.debug(line, 'embedding attempt aborted');
+            else log?.warn(line, 'embedding attempt failed');
           },
         },
       );

@@ -18,7 +18,7 @@ export interface SearchRequest {
    * The run the search is for (an AgentCallContext fits): the queries' embedding is charged to its ledger rows and
    * budget, and stops with its signal and deadline. Without it the embedding is the organisation's.
    */
-  call?: Pick<EmbedOptions, 'signal' | 'runId' | 'budget' | 'deadline'>;
+  call?: Pick<EmbedOptions, 'signal' | 'runId' | 'budget' | 'deadline' | 'logger'>;
   /**
    * How the search's statements are sent (a worker's sends them again while the database is away and the run's
    * lease lasts; see src/runs/while-leased.ts). The embedding is not among them: a model call is not repeated for a
@@ -161,7 +161,7 @@ export function createSearch(deps: { db: Database; embedder: Embedder; exactScan
       const wordsRead = read(() => rarity.tsqueries(req.orgId, queries));
       const embedding = embedder.embed(queries, {
         orgId: req.orgId,
-        ...(call ? { signal: call.signal, runId: call.runId, budget: call.budget, deadline: call.deadline } : {}),
+        ...(call ? { signal: call.signal, runId: call.runId, budget: call.budget, deadline: call.deadline, logger: call.logger } : {}),
       });
       const [embedded, words] = await Promise.allSettled([embedding, wordsRead]);
       if (embedded.status === 'rejected') throw embedded.reason;

@@ -1,7 +1,7 @@
 // A run's retrieval embeds its queries on the run's account: ledger rows under its id, in its usage and budget.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startFakeLlmServer } from '../support/fake-llm-server.js';
+import { fakeReply, startFakeLlmServer } from '../support/fake-llm-server.js';
 import { backendPool, GO_ROLE } from '../support/fixtures.js';
 import { startRestartableDatabase } from '../support/restartable-database.js';
 import { startTestRuntime, waitFor } from '../support/runtime.js';
@@ -98,4 +98,27 @@ test('EMBEDDINGS=llm: an embedding answered while the database is away keeps its
     await fake.close();
     await server.close();
   }
+});
+
+test("EMBEDDINGS=llm: a failed embedding attempt is logged with its run's ids, or its upload's request id", async (t) => {
+  const fake = await startFakeLlmServer();
+  t.after(() => fake.close());
+  const model = scriptedModel();
+  let embeddingRequests = 0;
+  // The upload's first embedding request and the run's first one fail once (retried by our layer), the rest answer.
+  fake.setHandler((req) => (req.path === '/v1/embeddings' && [1, 3].includes(++embeddingRequests) ? fakeReply.serverError(503) : model(req)));
+  const rt = await startTestRuntime({ MATCH_ENGINE: 'llm', LLM_BASE_URL: fake.url, LLM_MODEL: 'fake-chat', EMBEDDINGS: 'llm', LLM_EMBEDDING_MODEL: 'fake-embed', LLM_RETRY_BASE_MS: '5' });
+  t.after(() => rt.close());
+  const upload = await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: { ...rt.auth(), 'x-request-id': 'upload-with-a-retry' }, payload: { candidates: backendPool('e-') } });
+  assert.equal(upload.statusCode, 200, upload.body);
+  const res = await rt.app!.inject({ method: 'POST', url: '/v1/matching-runs', headers: rt.auth(), payload: { role: GO_ROLE, maxIterations: 1, scoreLimit: 2 } });
+  const runId = res.json<{ id: string }>().id;
+  await waitFor(async () => {
+    const r = (await rt.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: rt.auth() })).json<{ status: string }>();
+    return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
+  }, 60_000, 'the run to finish');
+  const failed = rt.logs.filter((l) => l.msg === 'embedding attempt failed');
+  assert.equal(failed.length, 2, rt.logText());
+  assert.equal(failed[0]!.reqId, 'upload-with-a-retry', 'the upload’s attempt carries its request id');
+  assert.deepEqual([failed[1]!.runId, typeof failed[1]!.orgId, typeof failed[1]!.iteration], [runId, 'string', 'number'], 'the run’s carries the run’s ids');
 });

@@ -37,7 +37,7 @@ export const candidateRoutes: FastifyPluginAsyncZod<CandidateRouteDeps> = async 
       // 502: with EMBEDDINGS=llm, the endpoint failed to embed the batch after retries (nothing is stored).
       response: { 200: UpsertCandidatesResponseSchema, ...standardErrors, ...limited, 413: standardErrors[400], 415: standardErrors[400], 502: standardErrors[400] },
     },
-    handler: async (request) => ({ items: await deps.candidates.upsert(callerOf(request).orgId, request.body.candidates) }),
+    handler: async (request) => ({ items: await deps.candidates.upsert(callerOf(request).orgId, request.body.candidates, { logger: request.log }) }),
   });
 
   app.get('/v1/candidates', {
