@@ -302,6 +302,27 @@ test('logistics: a region is the same however written, code or name, and another
   // A region the table does not know tells nothing against one it knows.
   assert.equal(await logistics('Munich, Bavaria', 'Munich, Germany'), 10);
   assert.equal(await logistics('Chelmsford, Essex', 'Chelmsford, Kent'), 2, 'two unknown names that differ still differ');
+  // Each address is read on its own first: a code or name that would be another country there is a subdivision.
+  for (const place of ['Curitiba, PR, Brazil', 'Bern, BE, Switzerland', 'Lahore, Punjab, Pakistan', 'Makati, NCR, Philippines', 'Monterrey, NL, Mexico', 'Thessaloniki, Macedonia, Greece']) {
+    assert.equal(await logistics(place, place), 10, place);
+  }
+  assert.equal(await logistics('Milano, Italia', 'Milano (MI), Italia'), 10);
+  assert.equal(await logistics('Munich, Germany', 'Munich, BY, Germany'), 10);
+  assert.equal(await logistics('Gurgaon, Haryana, India', 'Gurgaon, NCR, India'), 10);
+  assert.equal(await logistics('Thessaloniki, Greece', 'Thessaloniki, Macedonia, Greece'), 10);
+});
+
+test('logistics: a role placed in a country or state takes the candidates placed in it, however written', async () => {
+  const logistics = async (place: string, location: string) =>
+    (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
+  assert.equal(await logistics('Germany', 'Munich, DE'), 10);
+  assert.equal(await logistics('UK', 'London, United Kingdom'), 10);
+  assert.equal(await logistics('United Kingdom', 'London, UK'), 10);
+  assert.equal(await logistics('Texas', 'Austin, TX'), 10);
+  assert.equal(await logistics('USA', 'New York, NY'), 10);
+  assert.equal(await logistics('Texas', 'Austin, USA'), 2, 'somewhere in the country is not in the state');
+  assert.equal(await logistics('Germany', 'Vienna, AT'), 2);
+  assert.equal(await logistics('Texas', 'Portland, OR'), 2);
 });
 
 test('stated years: a duration in German, Spanish or French counts; a company\'s history, a time ago or a degree does not', async () => {

@@ -46,7 +46,7 @@ const STATES: Readonly<Record<string, string>> = {
     'NSW New South Wales/NSW; VIC Victoria/VIC; QLD Queensland/QLD; WA Western Australia; SA South Australia; ' +
     'TAS Tasmania/TAS; ACT Australian Capital Territory/ACT; NT Northern Territory',
   IN:
-    '- Andhra Pradesh; - Assam; - Bihar; - Chhattisgarh; - Delhi/New Delhi/NCR; - Goa; - Gujarat; - Haryana; ' +
+    '- Andhra Pradesh; - Assam; - Bihar; - Chhattisgarh; - Delhi/New Delhi; - Goa; - Gujarat; - Haryana; ' +
     '- Himachal Pradesh; - Jharkhand; - Karnataka; - Kerala; - Madhya Pradesh; - Maharashtra; - Odisha/Orissa; ' +
     '- Punjab; - Rajasthan; - Tamil Nadu; - Telangana; - Uttar Pradesh; - Uttarakhand; - West Bengal; ' +
     '- Jammu and Kashmir/Kashmir',
@@ -95,7 +95,3 @@ export function regionTable(keyOf: (name: string) => string): Table {
   }
   return { byCode, byName };
 }
-
-/** Whether two parts can name the same region: one reading of each in the same country, and no two states. */
-export const sameRegionReading = (a: readonly Region[], b: readonly Region[]): boolean =>
-  a.some((x) => b.some((y) => x.country === y.country && (x.state === undefined || y.state === undefined || x.state === y.state)));
