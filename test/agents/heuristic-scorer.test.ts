@@ -354,6 +354,11 @@ test("job lengths are summed: three jobs of two years are six; a skill's years, 
   // "(6 years of experience)" states the whole: not added to the jobs.
   const claim = 'Backend Developer (6 years of experience)\nSoftware Engineer, Globex (2 years)';
   assert.match(await years(claim), /6 years \(stated\)/);
+  // Jobs held at the same time, each with its dates and length: the dates merged, not 8 + 7 + 6 (ROLE's year is 2024).
+  const together = 'Experience\nSenior Engineer · Acme\nJan 2016 - Present · 8 yrs\nMentor · Codebar\nJan 2017 - Present · 7 yrs\nBoard Member · Foundation\nJan 2018 - Present · 6 yrs';
+  assert.match(await years(together), /8 years \(from dates\)/);
+  // A skill named like a job ("DevOps") does not make a skills line a job line.
+  assert.match(await years('Skills: Python (5 years), Java (4 years), DevOps (3 years)'), /5 years \(stated\)/);
 });
 
 test('the hard-skills evidence quotes the lines that hold the skills found, not the first lines with a title word', async () => {

@@ -91,6 +91,7 @@ const AWAY_RE = /\b(?:(?:maternity|paternity|parental|family|medical|sick|caregi
 // "Duration: 18 months". Each job's is a part of the whole, not a claim of it: they are summed. On a line that names a
 // job (a title, a date range) or says it is a duration: "Python (5 years), Java (3 years)" are a skill's years, which
 // overlap, and stay claims.
+const SKILLS_LINE_RE = /^\W*(?:(?:technical|key|core|main)\s+)?(?:skills?|tech(?:nical)?\s+stack|technolog(?:y|ies)|tools|competenc(?:y|ies)|kenntnisse|fähigkeiten|competencias|habilidades|compétences|competenze)\b[^:\n]{0,20}:/iu;
 const DURATION_BEFORE_RE = /(?:\(|·|\||\b(?:duration|dauer|duración|duracion|durée|durata)\s*:)\s*$/iu;
 const DURATION_WORD_RE = /\b(?:duration|dauer|duración|duracion|durée|durata)\s*:/iu;
 // ...unless the passage says it is the experience ("(5 years of experience)" is a claim of the whole).
@@ -110,6 +111,18 @@ export function referenceYearFor(fixed: (() => number) | undefined, ctx: Pick<Ag
   return fixed?.() ?? new Date(ctx?.startedAt ?? Date.now()).getUTCFullYear();
 }
 
+/** The years date ranges cover, each year once however many ranges hold it. */
+function mergedYears(ranges: Array<[number, number]>): number {
+  let total = 0;
+  let cursor = -Infinity;
+  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const from = Math.max(start, cursor);
+    if (end > from) total += end - from;
+    cursor = Math.max(cursor, end);
+  }
+  return total;
+}
+
 /** Years of experience: the candidate's own field, else the larger of "N years" claims and merged date ranges. */
 export function candidateYears(input: RuleInput): YearsFound | null {
   const { candidate, resume, referenceYear } = input;
@@ -117,6 +130,11 @@ export function candidateYears(input: RuleInput): YearsFound | null {
   let stated = -1;
   let statedIn: Passage | null = null;
   let durations = 0;
+  let datedDurations = 0;
+  // The longest single length beside dates, and the length being read ("3 yrs 2 mos" is one in two parts).
+  let longestDated = 0;
+  let lastLength = 0;
+  const datedRanges: Array<[number, number]> = [];
   const durationPassages: Passage[] = [];
   const ranges: Array<[number, number]> = [];
   const rangePassages: Passage[] = [];
@@ -127,7 +145,9 @@ export function candidateYears(input: RuleInput): YearsFound | null {
     if (inEducation || EDUCATION_RE.test(p.text) || AWAY_RE.test(p.text)) continue;
     // The end of the last job length read in this passage: "3 yrs 2 mos" is one length in two parts.
     let durationEnd = -1;
-    const jobLine = TITLE_NOUN_RE.test(p.text) || DURATION_WORD_RE.test(p.text) || RANGE_ANYWHERE_RE.test(p.text);
+    const dated = RANGE_ANYWHERE_RE.test(p.text);
+    // A list of skills with their years ("Skills: Python (5 years), DevOps (3 years)") is claims, not jobs.
+    const jobLine = !SKILLS_LINE_RE.test(p.text) && (TITLE_NOUN_RE.test(p.text) || DURATION_WORD_RE.test(p.text) || dated);
     for (const m of p.text.matchAll(STATED_YEARS_RE)) {
       const at = m.index ?? 0;
       const after = p.text.slice(at + m[0].length);
@@ -138,6 +158,11 @@ export function candidateYears(input: RuleInput): YearsFound | null {
       const continues = durationEnd >= 0 && /^\s*(?:,|and|&|und|y|et|e)?\s*$/iu.test(p.text.slice(durationEnd, at));
       if (continues || (jobLine && DURATION_BEFORE_RE.test(p.text.slice(Math.max(0, at - 20), at)) && !EXPERIENCE_RE.test(p.text))) {
         durations += n;
+        if (dated) {
+          datedDurations += n;
+          longestDated = Math.max(longestDated, continues ? n + lastLength : n);
+        }
+        lastLength = continues ? n + lastLength : n;
         durationEnd = at + m[0].length;
         if (durationPassages.at(-1) !== p && durationPassages.length < 2) durationPassages.push(p);
         continue;
@@ -147,23 +172,22 @@ export function candidateYears(input: RuleInput): YearsFound | null {
         statedIn = p;
       }
     }
+    const lengthHere = durationEnd >= 0;
     for (const m of [...p.text.matchAll(RANGE_RE), ...p.text.matchAll(SINCE_RE)]) {
       const start = Number(m[1]);
       const endRaw = (m[2] ?? 'present').toLowerCase();
       const end = /^\d+$/.test(endRaw) ? Number(endRaw) : referenceYear;
       if (end < start || end > referenceYear + 1) continue;
       ranges.push([start, Math.max(end, start)]);
+      if (lengthHere) datedRanges.push([start, Math.max(end, start)]);
       if (rangePassages.length < 2) rangePassages.push(p);
     }
   }
-  ranges.sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let cursor = -Infinity;
-  for (const [start, end] of ranges) {
-    const from = Math.max(start, cursor);
-    if (end > from) total += end - from;
-    cursor = Math.max(cursor, end);
-  }
+  const total = mergedYears(ranges);
+  // Lengths beside their jobs' dates ("Jan 2019 - Present · 7 yrs") add up to no more than those dates merged (or the
+  // longest of them: dates are read to the year, lengths to the month): jobs held at the same time (a job, a mentoring
+  // role, a board seat) do not count twice.
+  durations -= Math.max(0, datedDurations - Math.max(mergedYears(datedRanges), longestDated));
   if (stated < 0 && ranges.length === 0 && durations === 0) {
     const titles = jobTitles(resume);
     const levels = titles.map((t) => level(t.text));
