@@ -133,3 +133,24 @@ test('protected criteria in German, French, Spanish, Portuguese and Italian are 
   const kept = 'Sehr gute Deutschkenntnisse. Anglais courant. Español fluido. Programmazione in Java.';
   assert.equal(withoutProtectedCriteria(kept), kept);
 });
+
+test("a role in Spanish or German: its function words are no key phrases or domain vocabulary that any resume in that language shares", async () => {
+  const scorer = createHeuristicScorer({ referenceYear: () => 2025 });
+  const total = async (role: Partial<RoleSpec>, text: string) => {
+    const out = await scorer.score({ role: { ...ROLE, mustHaveSkills: [], ...role }, candidate: view(text) }, { orgId: 'o' });
+    assert.ok(out.status === 'scored');
+    return out.score;
+  };
+  const es = {
+    title: 'Desarrollador Python',
+    description: 'Buscamos un desarrollador de software para el equipo de datos de la empresa. Trabajarás con Python y Django en el desarrollo de APIs para los clientes de la región y con el equipo de producto en la nube.',
+  };
+  const pastry = await total(es, 'Pastelero con experiencia en la elaboración de tartas y pan para los clientes de la panadería. Trabajé en el obrador de la empresa con el equipo de producción de la tienda.');
+  const developer = await total(es, 'Python developer. Built Django REST APIs for data teams, deployed to the cloud.');
+  assert.ok(developer.totalScore > pastry.totalScore, `developer ${developer.totalScore} vs pastry chef ${pastry.totalScore}: ${pastry.rationale}`);
+  assert.doesNotMatch(pastry.rationale, /\(de\b|\bde la\b|, la\b|, el\b/, pastry.rationale);
+  const de = { title: 'Java-Entwickler', description: 'Wir suchen einen Java-Entwickler für die Entwicklung der Backend-Dienste mit Spring und Kafka in der Cloud.' };
+  const baker = await total(de, 'Bäcker mit Erfahrung in der Herstellung von Brot für die Filialen der Bäckerei, mit dem Team der Backstube.');
+  const javaDev = await total(de, 'Java developer. Spring Boot services with Kafka, deployed to the cloud.');
+  assert.ok(javaDev.totalScore > baker.totalScore, `Java developer ${javaDev.totalScore} vs baker ${baker.totalScore}: ${baker.rationale}`);
+});

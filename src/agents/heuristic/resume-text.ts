@@ -3,6 +3,7 @@
 import { findFenceTags } from '../../llm/fence.js';
 import { prefixUnits } from '../../text/storable.js';
 import { tokenize } from '../../text/tokenize.js';
+import { FUNCTION_TERMS } from './role-terms.js';
 
 export interface Passage {
   /** Exact substring of the candidate's text, trimmed. */
@@ -67,10 +68,10 @@ export function readResume(text: string): ResumeText {
   const tokens = new Set<string>();
   const bigrams = new Set<string>();
   for (const p of passages) {
-    p.tokens.forEach((t, i) => {
-      tokens.add(t);
-      if (i > 0) bigrams.add(`${p.tokens[i - 1]} ${t}`);
-    });
+    for (const t of p.tokens) tokens.add(t);
+    // Phrases of words that say something: "el equipo" is "equipo", as "the team" is "team" (role-profile.ts's too).
+    const content = p.tokens.filter((t) => !FUNCTION_TERMS.has(t));
+    for (let i = 1; i < content.length; i++) bigrams.add(`${content[i - 1]} ${content[i]}`);
   }
   return { passages, tokens, bigrams, body: passages.map((p) => p.text).join('\n') };
 }

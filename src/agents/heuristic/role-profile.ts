@@ -4,7 +4,7 @@ import { fairDescription, fairTitle } from './protected-criteria.js';
 import type { RoleSpec, Seniority } from '../../matching/domain.js';
 import { skillKey } from '../../text/skills.js';
 import { tokenize } from '../../text/tokenize.js';
-import { GENERIC_TERMS, descriptionTerms, roleSkills, surfaceForms, type RoleSkills, type WeightedTerm } from './role-terms.js';
+import { FUNCTION_TERMS, GENERIC_TERMS, descriptionTerms, roleSkills, surfaceForms, type RoleSkills, type WeightedTerm } from './role-terms.js';
 
 export interface YearsWanted {
   min: number;
@@ -85,7 +85,7 @@ export function yearsAsked(text: string): YearsWanted | null {
 function bigramsOf(text: string): Set<string> {
   const out = new Set<string>();
   for (const line of text.split(/[\n.;!?]+/)) {
-    const tokens = tokenize(line);
+    const tokens = tokenize(line).filter((t) => !FUNCTION_TERMS.has(t));
     for (let i = 1; i < tokens.length; i++) {
       const a = tokens[i - 1]!;
       const b = tokens[i]!;

@@ -32,7 +32,19 @@ const GENERIC_TEXT = `experience experienced work working works worked job role 
   one two three four five six seven eight nine ten first second need needed needs get make makes take nice
   description job title published ago vacancy status`;
 
-export const GENERIC_TERMS: ReadonlySet<string> = new Set(tokenize(GENERIC_TEXT));
+// The function words of the other languages the rules read (German, Spanish, French, Portuguese, Italian): in a role
+// written in one of them, "de la", "der" or "für" would otherwise be its key phrases and domain vocabulary, and any
+// resume in that language would share them. No word that is also a skill ("Go") or a common English term.
+const FUNCTION_WORDS = `der die das den dem des ein eine einen einem einer und oder mit für von zu zum zur im auf aus bei nach über unter
+  wir ihr sie sich ist sind wird werden haben hat als auch wie nicht dass
+  el la los las un una unos unas y o de del al en con para por sin sobre entre que se su sus es son nuestro nuestra
+  le les une et ou du au aux dans avec pour par sur sans qui est sont nous vous notre votre
+  um uma uns umas e ou do da dos das no na nos nas em com para pelo pela por que os
+  il lo gli i una e o di del della dei delle degli nel nella con per tra fra che sono siamo nostro nostra`;
+
+/** Those function words as tokens: left out of phrases as tokenize() leaves out English stopwords. */
+export const FUNCTION_TERMS: ReadonlySet<string> = new Set(tokenize(FUNCTION_WORDS));
+export const GENERIC_TERMS: ReadonlySet<string> = new Set([...tokenize(GENERIC_TEXT), ...FUNCTION_TERMS]);
 
 export interface RoleSkills {
   /** Canonical skills the role insists on: the stated must-haves, else those found in its title and text. */
