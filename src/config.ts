@@ -19,13 +19,23 @@ const decimal = (min: number, max: number) =>
 const list = z
   .string()
   .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
-// A browser sends its page's origin as scheme://host[:port], and CORS compares it as a string: an entry with a path,
-// a trailing slash or no scheme ("https://app.example.com/", "app.example.com") would never match, silently.
-const ORIGIN_RE = /^https?:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+// A browser sends its page's origin as the URL standard serialises it (scheme://host[:port], lower case, no default
+// port, no path), and CORS compares it as a string: an entry written otherwise ("https://app.example.com/",
+// "app.example.com", "https://APP.example.com", "https://app.example.com:443") would never match, silently. Schemes
+// other than http(s) are origins too (capacitor://localhost, chrome-extension://<id>), and so is "null".
+const isOrigin = (entry: string): boolean => {
+  if (entry === '*' || entry === 'null') return true;
+  try {
+    const url = new URL(entry);
+    return url.origin !== 'null' ? url.origin === entry : `${url.protocol}//${url.host}` === entry && url.host !== '';
+  } catch {
+    return false;
+  }
+};
 const origins = list.superRefine((entries, ctx) => {
   for (const entry of entries) {
-    if (entry !== '*' && !ORIGIN_RE.test(entry)) {
-      ctx.addIssue({ code: 'custom', message: `"${entry}" is no origin a browser sends: write scheme://host[:port], no path or trailing slash (https://app.example.com), or *` });
+    if (!isOrigin(entry)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is no origin a browser sends: write it as scheme://host[:port], lower case, without a path, a trailing slash or a default port (https://app.example.com), or *` });
     }
   }
 });

@@ -83,7 +83,9 @@ test('CORS_ORIGINS takes origins as a browser sends them, or *: an entry that co
     'http://[::1]:8080',
   ]);
   assert.deepEqual(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS, ['*']);
-  for (const bad of ['https://app.example.com/', 'app.example.com', 'https://app.example.com/recruit', 'ftp://app.example.com']) {
+  // Apps in a webview and browser extensions have origins of their own schemes; a sandboxed page's is "null".
+  assert.deepEqual(loadConfig({ CORS_ORIGINS: 'capacitor://localhost,chrome-extension://abcdefghijklmnop,null' }).CORS_ORIGINS, ['capacitor://localhost', 'chrome-extension://abcdefghijklmnop', 'null']);
+  for (const bad of ['https://app.example.com/', 'app.example.com', 'https://app.example.com/recruit', 'https://APP.example.com', 'https://app.example.com:443', 'file:///tmp/page.html']) {
     assert.throws(() => loadConfig({ CORS_ORIGINS: `https://ok.example.com,${bad}` }), (err: Error) => {
       assert.ok(err instanceof ConfigError);
       assert.match(err.message, /CORS_ORIGINS: ".*" is no origin a browser sends/);

@@ -75,7 +75,11 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
       // PGlite's own words for a damaged directory ("PGlite failed to initialize properly", "Aborted()") name neither
       // the directory nor what to do.
       if (!pgDataDir || opts.loadDataDir) throw err;
-      throw new ConfigError(`DATA_DIR=${opts.dataDir} holds a database that cannot be opened (${err instanceof Error ? err.message : String(err)}): restore it from a backup, or move it aside to start empty`);
+      throw new ConfigError(
+        `DATA_DIR=${opts.dataDir} holds a database that cannot be opened (${err instanceof Error ? err.message : String(err)}): ` +
+          "check that every file under it belongs to the service's user and is writable (a copy or restore made as root is not), " +
+          'and if they are, restore it from a backup; do not start it empty unless its data is to be lost',
+      );
     });
     const dir = socketDir;
     return Object.assign(thread, {

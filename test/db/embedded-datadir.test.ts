@@ -76,7 +76,7 @@ test('a pgdata with files but no PG_VERSION is refused, not initialised over; an
     await writeFile(path.join(pgdata, 'global', 'pg_control'), Buffer.alloc(8192));
     await assert.rejects(openDatabase({ dataDir: dir, poolMax: 1 }), (err: Error) => {
       assert.equal(err.name, 'ConfigError');
-      assert.match(err.message, /^DATA_DIR=.* holds a database that cannot be opened \(.+\): restore it from a backup/);
+      assert.match(err.message, /^DATA_DIR=.* holds a database that cannot be opened \(.+\): check that every file under it belongs to the service's user.*restore it from a backup/);
       return true;
     });
   } finally {
