@@ -123,7 +123,8 @@ test('candidate-uploaded skills that could carry instructions, tags or personal 
   assert.doesNotMatch(tool, /evil|Mars|555|obey|im_start/);
   const closest = (JSON.parse(unfenced(tool)) as { closestValidSkills: Record<string, string[]> }).closestValidSkills.Kubernets!;
   assert.deepEqual(closest.slice(0, 2), ['Kubernetes', 'Kubernetes Operators'], 'real skills are still suggested, nearest first');
-  for (const s of closest) assert.ok(!hostile.includes(s), s);
+  // Every suggestion is one of the pool's plain skills (the fence rewrites a hostile one, so compare with the plain).
+  for (const s of closest) assert.ok(['Go', 'Kubernetes Operators', 'Kubernetes', 'C++', 'CI/CD'].includes(s), s);
 });
 
 test('a skill only one candidate holds is never suggested (it is that candidate’s), but it still works as a filter', async (t) => {

@@ -149,6 +149,13 @@ test('raw PII stays in its columns; the scrubbed text carries none of it', async
   assert.equal(got.headline, 'Grace Hopper, compiler engineer (grace.hopper@navy.example)');
 });
 
+test("the candidate's own phone is scrubbed wherever the resume writes it, in a shape no pattern knows", async () => {
+  const res = await upsert([candidate('own-contact', { phone: '123456', resume: 'Go engineer. Reach me on ext 12-34-56 any day.' })]);
+  assert.equal(res.statusCode, 200, res.body);
+  const row = (await rt.db.query<{ scrubbed_text: string }>('SELECT scrubbed_text FROM candidates WHERE external_id = $1', ['own-contact'])).rows[0]!;
+  assert.doesNotMatch(row.scrubbed_text, /12-34-56/, row.scrubbed_text);
+});
+
 test('list is cursor-paginated, newest first, without resume text', async () => {
   const ids = async (res: Promise<{ json(): { items: Array<{ id: string }> } }>) => (await res).json().items.map((i) => i.id);
   // An older batch (a second older, whatever ran before this test), then the newest one.

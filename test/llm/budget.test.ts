@@ -37,6 +37,10 @@ test('cost, calls and deadline limits refuse too', () => {
   const byCost = createBudget({ maxCostUsd: 0.01 });
   assert.equal(limitOf(() => byCost.reserve({ tokens: 1, costUsd: 0.02 })), 'cost');
   assert.equal(limitOf(() => byCost.reserve({ tokens: 1, costUsd: 0.01 })), null, 'exactly at the limit fits');
+  // A retry's cover is held to the cost limit as a first reservation is.
+  const retried = createBudget({ maxCostUsd: 1 });
+  const first = retried.reserve({ tokens: 0, costUsd: 0.6 });
+  assert.equal(limitOf(() => retried.cover(first, { tokens: 0, costUsd: 1.2 })), 'cost');
 
   const byCalls = createBudget({ maxCalls: 1 });
   byCalls.settle(byCalls.reserve({ tokens: 1, costUsd: 0 }), { tokens: 1, costUsd: 0 });

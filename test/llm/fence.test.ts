@@ -14,6 +14,11 @@ const CLOSE_RESUME_VARIANTS = [
   '&lt;/resume&gt;',
   '&LT;/resume&GT;',
   '&lt/resume&gt',
+  // Slashes that look like one: division slash, fraction slash (and its entity), box-drawing diagonal.
+  '<\u2215resume>',
+  '<\u2044resume>',
+  '&lt;&frasl;resume&gt;',
+  '<\u2571resume>',
   '&amp;lt;/resume&amp;gt;',
   '&#60;/resume&#62;',
   '&#060;/resume&#062;',

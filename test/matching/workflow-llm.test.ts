@@ -37,8 +37,8 @@ function scorerRequests(from: number) {
 test('target_reached: enough strong candidates end the run after scoring, without asking the reflector', async () => {
   fake.setHandler(scriptedModel({ subscores: () => ({ hardSkills: 28, domain: 18, seniority: 14, impact: 12, logistics: 9, trajectory: 8 }) }));
   const from = fake.requests.length;
-  // Exactly as many strong candidates as the target: reaching it is enough.
-  const r = await run({ maxIterations: 3, scoreThreshold: 80, targetStrong: 3, scoreLimit: 3 });
+  // Exactly as many strong candidates as the target, each exactly at the threshold (89): reaching both is enough.
+  const r = await run({ maxIterations: 3, scoreThreshold: 89, targetStrong: 3, scoreLimit: 3 });
   assert.equal(r.status, 'succeeded');
   assert.equal(r.stop.reason, 'target_reached');
   assert.equal(r.shortlist.length, 3);

@@ -47,6 +47,9 @@ async function scenario(
       return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : null;
     }, 30_000, 'the run');
     const late = server.chatRequests().filter((r) => r.receivedAt > erasedAt && erased.some((m) => userText(r).includes(m)));
+    // The erased candidates drop out and the attempt goes on: no attempt is spent on a refusal of ours.
+    const events = (await rt.app!.inject({ url: `/v1/matching-runs/${res.json().id}/events?limit=100`, headers: rt.auth() })).json().items.map((e: { type: string }) => e.type);
+    assert.ok(!events.includes('run.retrying'), events.join(', '));
     return { run, late: late.map((r) => `${r.agent}: ${erased.filter((m) => userText(r).includes(m)).join(', ')}`), requests: server.chatRequests() };
   } finally {
     await worker.stop(2_000);

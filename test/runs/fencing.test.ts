@@ -24,6 +24,9 @@ test('a worker whose lease was taken, failing with a retryable error, writes no 
     ...agents,
     queryExpander: {
       expand: async (_input, ctx) => {
+        // Let the run's first checkpoint land first (the first step does not wait for it): taken before it, the lease is
+        // lost at that checkpoint, and the writes after a retryable failure would never be reached.
+        await waitFor(async () => (await rt.db.query("SELECT 1 FROM run_events WHERE run_id = $1 AND type = 'iteration.started'", [ctx.runId])).rowCount! > 0, 5_000, 'first checkpoint');
         const r = await rt.db.query<{ version: number }>(
           "UPDATE matching_runs SET lease_owner = 'the-new-owner', lease_expires_at = now() + interval '1 hour', attempts = attempts + 1 WHERE id = $1 RETURNING version",
           [ctx.runId],

@@ -203,6 +203,10 @@ test('a finished run is answered from memory, same bytes; an erasure or another 
   const entry = erased.json().shortlist.find((e: { candidateId: string }) => e.candidateId === top.candidateId);
   assert.equal(entry.externalId, null);
   assert.equal(entry.name, null);
+  // API.md: the entry keeps only the id and the scores; the rationale and the evidence quoted the resume.
+  assert.ok(top.rationale && top.evidence.length > 0, 'it had both before');
+  assert.equal(entry.rationale, null);
+  assert.deepEqual(entry.evidence, []);
   assert.equal(entry.totalScore, top.totalScore, 'the scores stay');
 
   // A change made elsewhere (another replica's erasure) is seen once the cached answer is CACHE_TTL_MS old, not before.

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { createCandidateStore } from '../../src/candidates/candidate-store.js';
 import { createSearch } from '../../src/retrieval/search.js';
 import { backendPool, candidate, GO_ROLE } from '../support/fixtures.js';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/runtime.js';
@@ -205,6 +206,16 @@ test("a trail's seq counts its own run's rows: nothing of another organisation's
     assert.ok(seqs.length > 5);
     assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'no gap where another run wrote');
   }
+});
+
+test("the pool's skill vocabulary and filter counts the query expander reads hold none of another organisation's candidates", async () => {
+  const theirs = Array.from({ length: 3 }, (_, i) => candidate(`rival-zorb-${i}`, { skills: ['Zorblaxian Compiler'], resume: `Zorblaxian compiler engineer ${i}` }));
+  assert.equal((await call(rivalKey, 'POST', '/v1/candidates', { candidates: theirs })).statusCode, 200);
+  const store = createCandidateStore(rt.db);
+  assert.ok((await store.skillVocabulary(rivalOrg)).some((v) => /zorblaxian/i.test(v.skill)), 'the rival has it');
+  assert.ok(!(await store.skillVocabulary(ownOrg)).some((v) => /zorblaxian/i.test(v.skill)), 'our vocabulary does not');
+  assert.equal(await store.countMatching(ownOrg, { skillsAny: ['Zorblaxian Compiler'] }), 0);
+  assert.equal(await store.countMatching(rivalOrg, { skillsAny: ['Zorblaxian Compiler'] }), 3);
 });
 
 test('a matching run never sees another organisation’s candidates: shortlist, events and trace', async () => {
