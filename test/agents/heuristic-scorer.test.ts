@@ -368,3 +368,31 @@ test('the hard-skills evidence quotes the lines that hold the skills found, not 
   assert.ok(evidence[0]?.includes('Python, pandas'), JSON.stringify(evidence));
   assert.ok(!evidence.some((q) => q.includes('marketing campaigns')), JSON.stringify(evidence));
 });
+
+test('a skill named after another holds it: Django REST Framework is Django, Spring Boot is Spring', async () => {
+  const role = { ...ROLE, title: 'Backend Engineer', mustHaveSkills: ['Django', 'Spring'], niceToHaveSkills: [] };
+  const score = await scoreOf(view('Backend engineer. Built payment APIs with Django REST Framework, and services in Spring Boot.'), role);
+  assert.match(score.rationale, /2\/2 required/, score.rationale);
+  assert.doesNotMatch(score.rationale, /missing Django|missing Spring/);
+  assert.match((await scoreOf(view('Backend engineer. Built services in Java.'), role)).rationale, /0\/2 required/);
+});
+
+test("the location evidence quotes the resume's line only when the place was read from it", async () => {
+  const role = { ...ROLE, location: 'Berlin, DE', remote: false };
+  const text = 'Backend engineer.\nLocation: Paris, France';
+  const fromField = await scoreOf(view(text, { location: 'Berlin, DE' }), role);
+  assert.equal(fromField.subscores.logistics, 10);
+  assert.deepEqual(fromField.evidence.filter((e) => e.subscore === 'logistics'), [], 'the Paris line is no evidence for Berlin');
+  const fromLine = await scoreOf(view('Backend engineer.\nLocation: Berlin, Germany'), role);
+  assert.equal(fromLine.subscores.logistics, 10);
+  assert.deepEqual(fromLine.evidence.filter((e) => e.subscore === 'logistics').map((e) => e.quote), ['Location: Berlin, Germany']);
+});
+
+test('trajectory reads a career by its dates: listed oldest first, it rises as it does listed newest first', async () => {
+  const trajectory = async (text: string) => (await scoreOf(view(text))).subscores.trajectory;
+  const newestFirst = 'Senior Python Engineer, Acme, 2020 - 2025\nJunior Python Developer, Globex, 2016 - 2020';
+  const oldestFirst = 'Junior Python Developer, Globex, 2016 - 2020\nSenior Python Engineer, Acme, 2020 - 2025';
+  assert.equal(await trajectory(oldestFirst), await trajectory(newestFirst));
+  const falling = 'Junior Python Developer, Globex, 2020 - 2025\nSenior Python Engineer, Acme, 2016 - 2020';
+  assert.ok((await trajectory(falling)) < (await trajectory(newestFirst)), 'a senior title before a junior one is no rise');
+});

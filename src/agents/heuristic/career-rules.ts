@@ -274,10 +274,12 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
   }
   const line = resume.passages.find((p) => LOCATION_LINE_RE.test(p.text));
   const where = candidate.location ?? (line ? (LOCATION_LINE_RE.exec(line.text)?.[1] ?? null) : null);
+  // The line is the evidence only for the place read from it: the candidate's own field may name another.
+  const quoted = line && candidate.location === null ? [line] : [];
   const here = where ? placeParts(where) : [];
   const relocate = resume.passages.find((p) => RELOCATE_RE.test(p.text));
   if (samePlace(role.locationParts, here)) {
-    return { value: 10, why: `located in ${where}`, support: support(line ? [line] : []) };
+    return { value: 10, why: `located in ${where}`, support: support(quoted) };
   }
   if (role.remoteOk) return { value: 9, why: 'remote role; location is no constraint', support: [] };
   if (relocate) return { value: 7, why: 'open to relocation or remote work', support: support([relocate]) };
@@ -290,13 +292,32 @@ export function logisticsRule({ role, candidate, resume }: RuleInput): RuleResul
   }
   // An on-site role rules out elsewhere; a role silent about remote work leaves a little room.
   const value = role.onSite ? 2 : 3;
-  return { value, why: `located in ${where}, not the role's location`, support: support(line ? [line] : []) };
+  return { value, why: `located in ${where}, not the role's location`, support: support(quoted) };
 }
 
 // ---- trajectory ---------------------------------------------------------------------------------
 
+/**
+ * The titles newest first: by the start year of the range on their line (or the line after it, where LinkedIn puts it)
+ * when every one has one, so a resume listed oldest first reads the same; else as listed, which most resumes list
+ * newest first.
+ */
+function byRecency(resume: ResumeText, titles: Passage[]): Passage[] {
+  const startOf = (title: Passage): number | null => {
+    const next = resume.passages[resume.passages.indexOf(title) + 1];
+    for (const p of next ? [title, next] : [title]) {
+      const m = RANGE_ANYWHERE_RE.exec(p.text);
+      if (m) return Number(m[1]);
+    }
+    return null;
+  };
+  const starts = titles.map(startOf);
+  if (titles.length < 2 || starts.some((s) => s === null)) return titles;
+  return titles.map((title, i) => ({ title, start: starts[i]! })).sort((a, b) => b.start - a.start).map((t) => t.title);
+}
+
 export function trajectoryRule({ role, resume }: RuleInput): RuleResult {
-  const titles = jobTitles(resume);
+  const titles = byRecency(resume, jobTitles(resume));
   if (titles.length === 0) return { value: 5, why: 'no job titles found', support: [] };
   const levels = titles.map((t) => level(t.text));
   const latest = levels[0]!;

@@ -34,7 +34,11 @@ function supportFor(resume: ResumeText, tokens: Iterable<string>, n: number): Ru
 
 /** Credit for one skill: 1 when present (alias aware), 0.5 when only a related skill is, else 0. */
 function skillCredit(skill: string, have: ReadonlySet<string>, resume: ResumeText): number {
-  if (have.has(skillKey(skill))) return 1;
+  const key = skillKey(skill);
+  if (have.has(key)) return 1;
+  // A skill named after another holds it: "Django REST Framework" is Django, "Spring Boot" is Spring (the resume's
+  // skills are read longest first, so the shorter one is not among them).
+  for (const held of have) if (held.startsWith(`${key} `)) return 1;
   const parts = tokenize(skill);
   // Words alone only for a skill the vocabulary does not know: a known one was read with its case and context rules,
   // and "go-to-market", "R&D" and "react quickly" hold the words of Go, R and React.
