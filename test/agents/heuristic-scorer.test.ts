@@ -260,69 +260,67 @@ test('the role title counts as whole words: "Tax Advisor" is not in "Syntax Advi
   assert.ok((await hardSkills('Tax Advisor', 'Tax Advisor')) > inside);
 });
 
+/** The logistics sub-score of a candidate at `location` for an on-site role at `place`. */
+const placeScore = async (place: string, location: string) =>
+  (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
+
 test('logistics: the same place is the role place, not a shared country, state or word', async () => {
-  const logistics = async (place: string, location: string) =>
-    (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
-  assert.equal(await logistics('Berlin, DE', 'Berlin'), 10);
-  assert.equal(await logistics('Berlin, DE', 'Berlin Mitte, Germany'), 10);
-  assert.equal(await logistics('Germany', 'Munich, Germany'), 10, 'a role placed in a country takes its cities');
-  assert.equal(await logistics('Berlin, DE', 'Munich, DE'), 2);
-  assert.equal(await logistics('San Francisco, CA', 'San Diego, CA'), 2);
-  assert.equal(await logistics('New York, NY, USA', 'Austin, TX, USA'), 2);
-  assert.equal(await logistics('London, UK', 'New London, CT'), 2);
+  assert.equal(await placeScore('Berlin, DE', 'Berlin'), 10);
+  assert.equal(await placeScore('Berlin, DE', 'Berlin Mitte, Germany'), 10);
+  assert.equal(await placeScore('Germany', 'Munich, Germany'), 10, 'a role placed in a country takes its cities');
+  assert.equal(await placeScore('Berlin, DE', 'Munich, DE'), 2);
+  assert.equal(await placeScore('San Francisco, CA', 'San Diego, CA'), 2);
+  assert.equal(await placeScore('New York, NY, USA', 'Austin, TX, USA'), 2);
+  assert.equal(await placeScore('London, UK', 'New London, CT'), 2);
   // The same city in another country or state is elsewhere; the same region however written is not.
-  assert.equal(await logistics('Paris, FR', 'Paris, TX'), 2);
-  assert.equal(await logistics('Paris, France', 'Paris, Texas, USA'), 2);
-  assert.equal(await logistics('Portland, OR', 'Portland, ME'), 2);
-  assert.equal(await logistics('Munich, Germany', 'Munich, Bavaria, Germany'), 10);
-  assert.equal(await logistics('Berlin, DE', 'Berlin, Germany'), 10);
-  assert.equal(await logistics('Austin, TX, USA', 'Austin, TX'), 10);
-  assert.equal(await logistics('Paris, FR', 'Paris'), 10);
+  assert.equal(await placeScore('Paris, FR', 'Paris, TX'), 2);
+  assert.equal(await placeScore('Paris, France', 'Paris, Texas, USA'), 2);
+  assert.equal(await placeScore('Portland, OR', 'Portland, ME'), 2);
+  assert.equal(await placeScore('Munich, Germany', 'Munich, Bavaria, Germany'), 10);
+  assert.equal(await placeScore('Berlin, DE', 'Berlin, Germany'), 10);
+  assert.equal(await placeScore('Austin, TX, USA', 'Austin, TX'), 10);
+  assert.equal(await placeScore('Paris, FR', 'Paris'), 10);
 });
 
 test('logistics: a region is the same however written, code or name, and another however written', async () => {
-  const logistics = async (place: string, location: string) =>
-    (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
   // A code against a name: the same city in another country or state is elsewhere.
-  assert.equal(await logistics('Paris, FR', 'Paris, Texas'), 2);
-  assert.equal(await logistics('Paris, France', 'Paris, TX'), 2);
-  assert.equal(await logistics('London, UK', 'London, ON'), 2, 'London, Ontario');
-  assert.equal(await logistics('London, England', 'London, Ontario, Canada'), 2);
-  assert.equal(await logistics('Vancouver, BC', 'Vancouver, WA'), 2);
-  assert.equal(await logistics('Portland, Oregon, USA', 'Portland, Maine'), 2);
-  assert.equal(await logistics('Hyderabad, India', 'Hyderabad, Pakistan'), 2);
+  assert.equal(await placeScore('Paris, FR', 'Paris, Texas'), 2);
+  assert.equal(await placeScore('Paris, France', 'Paris, TX'), 2);
+  assert.equal(await placeScore('London, UK', 'London, ON'), 2, 'London, Ontario');
+  assert.equal(await placeScore('London, England', 'London, Ontario, Canada'), 2);
+  assert.equal(await placeScore('Vancouver, BC', 'Vancouver, WA'), 2);
+  assert.equal(await placeScore('Portland, Oregon, USA', 'Portland, Maine'), 2);
+  assert.equal(await placeScore('Hyderabad, India', 'Hyderabad, Pakistan'), 2);
   // The same region written two ways, a state in its country, or a code read as either of its meanings.
-  assert.equal(await logistics('London, UK', 'London, England'), 10);
-  assert.equal(await logistics('San Diego, CA', 'San Diego, California'), 10);
-  assert.equal(await logistics('Toronto, ON', 'Toronto, Canada'), 10);
-  assert.equal(await logistics('Austin, TX', 'Austin, United States'), 10);
-  assert.equal(await logistics('Zürich, Switzerland', 'Zurich, CH'), 10);
-  assert.equal(await logistics('Sydney, NSW', 'Sydney, Australia'), 10);
-  assert.equal(await logistics('Ahmedabad, India', 'Ahmedabad, Gujarat, India'), 10);
+  assert.equal(await placeScore('London, UK', 'London, England'), 10);
+  assert.equal(await placeScore('San Diego, CA', 'San Diego, California'), 10);
+  assert.equal(await placeScore('Toronto, ON', 'Toronto, Canada'), 10);
+  assert.equal(await placeScore('Austin, TX', 'Austin, United States'), 10);
+  assert.equal(await placeScore('Zürich, Switzerland', 'Zurich, CH'), 10);
+  assert.equal(await placeScore('Sydney, NSW', 'Sydney, Australia'), 10);
+  assert.equal(await placeScore('Ahmedabad, India', 'Ahmedabad, Gujarat, India'), 10);
   // A region the table does not know tells nothing against one it knows.
-  assert.equal(await logistics('Munich, Bavaria', 'Munich, Germany'), 10);
-  assert.equal(await logistics('Chelmsford, Essex', 'Chelmsford, Kent'), 2, 'two unknown names that differ still differ');
+  assert.equal(await placeScore('Munich, Bavaria', 'Munich, Germany'), 10);
+  assert.equal(await placeScore('Chelmsford, Essex', 'Chelmsford, Kent'), 2, 'two unknown names that differ still differ');
   // Each address is read on its own first: a code or name that would be another country there is a subdivision.
   for (const place of ['Curitiba, PR, Brazil', 'Bern, BE, Switzerland', 'Lahore, Punjab, Pakistan', 'Makati, NCR, Philippines', 'Monterrey, NL, Mexico', 'Thessaloniki, Macedonia, Greece']) {
-    assert.equal(await logistics(place, place), 10, place);
+    assert.equal(await placeScore(place, place), 10, place);
   }
-  assert.equal(await logistics('Milano, Italia', 'Milano (MI), Italia'), 10);
-  assert.equal(await logistics('Munich, Germany', 'Munich, BY, Germany'), 10);
-  assert.equal(await logistics('Gurgaon, Haryana, India', 'Gurgaon, NCR, India'), 10);
-  assert.equal(await logistics('Thessaloniki, Greece', 'Thessaloniki, Macedonia, Greece'), 10);
+  assert.equal(await placeScore('Milano, Italia', 'Milano (MI), Italia'), 10);
+  assert.equal(await placeScore('Munich, Germany', 'Munich, BY, Germany'), 10);
+  assert.equal(await placeScore('Gurgaon, Haryana, India', 'Gurgaon, NCR, India'), 10);
+  assert.equal(await placeScore('Thessaloniki, Greece', 'Thessaloniki, Macedonia, Greece'), 10);
 });
 
 test('logistics: a role placed in a country or state takes the candidates placed in it, however written', async () => {
-  const logistics = async (place: string, location: string) =>
-    (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
-  assert.equal(await logistics('Germany', 'Munich, DE'), 10);
-  assert.equal(await logistics('UK', 'London, United Kingdom'), 10);
-  assert.equal(await logistics('United Kingdom', 'London, UK'), 10);
-  assert.equal(await logistics('Texas', 'Austin, TX'), 10);
-  assert.equal(await logistics('USA', 'New York, NY'), 10);
-  assert.equal(await logistics('Texas', 'Austin, USA'), 2, 'somewhere in the country is not in the state');
-  assert.equal(await logistics('Germany', 'Vienna, AT'), 2);
-  assert.equal(await logistics('Texas', 'Portland, OR'), 2);
+  assert.equal(await placeScore('Germany', 'Munich, DE'), 10);
+  assert.equal(await placeScore('UK', 'London, United Kingdom'), 10);
+  assert.equal(await placeScore('United Kingdom', 'London, UK'), 10);
+  assert.equal(await placeScore('Texas', 'Austin, TX'), 10);
+  assert.equal(await placeScore('USA', 'New York, NY'), 10);
+  assert.equal(await placeScore('Texas', 'Austin, USA'), 2, 'somewhere in the country is not in the state');
+  assert.equal(await placeScore('Germany', 'Vienna, AT'), 2);
+  assert.equal(await placeScore('Texas', 'Portland, OR'), 2);
 });
 
 test('stated years: a duration in German, Spanish or French counts; a company\'s history, a time ago or a degree does not', async () => {
