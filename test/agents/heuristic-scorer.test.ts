@@ -264,63 +264,76 @@ test('the role title counts as whole words: "Tax Advisor" is not in "Syntax Advi
 const placeScore = async (place: string, location: string) =>
   (await scoreOf(view('Backend engineer.', { location }), { ...ROLE, location: place, remote: false })).subscores.logistics;
 
+/** Each [role's place, candidate's location, logistics expected, why]. */
+async function expectPlaces(cases: Array<[string, string, number, string?]>): Promise<void> {
+  for (const [place, location, expected, why] of cases) assert.equal(await placeScore(place, location), expected, why ?? `${place} / ${location}`);
+}
+
 test('logistics: the same place is the role place, not a shared country, state or word', async () => {
-  assert.equal(await placeScore('Berlin, DE', 'Berlin'), 10);
-  assert.equal(await placeScore('Berlin, DE', 'Berlin Mitte, Germany'), 10);
-  assert.equal(await placeScore('Germany', 'Munich, Germany'), 10, 'a role placed in a country takes its cities');
-  assert.equal(await placeScore('Berlin, DE', 'Munich, DE'), 2);
-  assert.equal(await placeScore('San Francisco, CA', 'San Diego, CA'), 2);
-  assert.equal(await placeScore('New York, NY, USA', 'Austin, TX, USA'), 2);
-  assert.equal(await placeScore('London, UK', 'New London, CT'), 2);
-  // The same city in another country or state is elsewhere; the same region however written is not.
-  assert.equal(await placeScore('Paris, FR', 'Paris, TX'), 2);
-  assert.equal(await placeScore('Paris, France', 'Paris, Texas, USA'), 2);
-  assert.equal(await placeScore('Portland, OR', 'Portland, ME'), 2);
-  assert.equal(await placeScore('Munich, Germany', 'Munich, Bavaria, Germany'), 10);
-  assert.equal(await placeScore('Berlin, DE', 'Berlin, Germany'), 10);
-  assert.equal(await placeScore('Austin, TX, USA', 'Austin, TX'), 10);
-  assert.equal(await placeScore('Paris, FR', 'Paris'), 10);
+  await expectPlaces([
+    ['Berlin, DE', 'Berlin', 10],
+    ['Berlin, DE', 'Berlin Mitte, Germany', 10],
+    ['Germany', 'Munich, Germany', 10, 'a role placed in a country takes its cities'],
+    ['Berlin, DE', 'Munich, DE', 2],
+    ['San Francisco, CA', 'San Diego, CA', 2],
+    ['New York, NY, USA', 'Austin, TX, USA', 2],
+    ['London, UK', 'New London, CT', 2],
+    // The same city in another country or state is elsewhere; the same region however written is not.
+    ['Paris, FR', 'Paris, TX', 2],
+    ['Paris, France', 'Paris, Texas, USA', 2],
+    ['Portland, OR', 'Portland, ME', 2],
+    ['Munich, Germany', 'Munich, Bavaria, Germany', 10],
+    ['Berlin, DE', 'Berlin, Germany', 10],
+    ['Austin, TX, USA', 'Austin, TX', 10],
+    ['Paris, FR', 'Paris', 10],
+  ]);
 });
 
 test('logistics: a region is the same however written, code or name, and another however written', async () => {
   // A code against a name: the same city in another country or state is elsewhere.
-  assert.equal(await placeScore('Paris, FR', 'Paris, Texas'), 2);
-  assert.equal(await placeScore('Paris, France', 'Paris, TX'), 2);
-  assert.equal(await placeScore('London, UK', 'London, ON'), 2, 'London, Ontario');
-  assert.equal(await placeScore('London, England', 'London, Ontario, Canada'), 2);
-  assert.equal(await placeScore('Vancouver, BC', 'Vancouver, WA'), 2);
-  assert.equal(await placeScore('Portland, Oregon, USA', 'Portland, Maine'), 2);
-  assert.equal(await placeScore('Hyderabad, India', 'Hyderabad, Pakistan'), 2);
-  // The same region written two ways, a state in its country, or a code read as either of its meanings.
-  assert.equal(await placeScore('London, UK', 'London, England'), 10);
-  assert.equal(await placeScore('San Diego, CA', 'San Diego, California'), 10);
-  assert.equal(await placeScore('Toronto, ON', 'Toronto, Canada'), 10);
-  assert.equal(await placeScore('Austin, TX', 'Austin, United States'), 10);
-  assert.equal(await placeScore('Zürich, Switzerland', 'Zurich, CH'), 10);
-  assert.equal(await placeScore('Sydney, NSW', 'Sydney, Australia'), 10);
-  assert.equal(await placeScore('Ahmedabad, India', 'Ahmedabad, Gujarat, India'), 10);
-  // A region the table does not know tells nothing against one it knows.
-  assert.equal(await placeScore('Munich, Bavaria', 'Munich, Germany'), 10);
-  assert.equal(await placeScore('Chelmsford, Essex', 'Chelmsford, Kent'), 2, 'two unknown names that differ still differ');
+  await expectPlaces([
+    ['Paris, FR', 'Paris, Texas', 2],
+    ['Paris, France', 'Paris, TX', 2],
+    ['London, UK', 'London, ON', 2, 'London, Ontario'],
+    ['London, England', 'London, Ontario, Canada', 2],
+    ['Vancouver, BC', 'Vancouver, WA', 2],
+    ['Portland, Oregon, USA', 'Portland, Maine', 2],
+    ['Hyderabad, India', 'Hyderabad, Pakistan', 2],
+    // The same region written two ways, a state in its country, or a code read as either of its meanings.
+    ['London, UK', 'London, England', 10],
+    ['San Diego, CA', 'San Diego, California', 10],
+    ['Toronto, ON', 'Toronto, Canada', 10],
+    ['Austin, TX', 'Austin, United States', 10],
+    ['Zürich, Switzerland', 'Zurich, CH', 10],
+    ['Sydney, NSW', 'Sydney, Australia', 10],
+    ['Ahmedabad, India', 'Ahmedabad, Gujarat, India', 10],
+    // A region the table does not know tells nothing against one it knows.
+    ['Munich, Bavaria', 'Munich, Germany', 10],
+    ['Chelmsford, Essex', 'Chelmsford, Kent', 2, 'two unknown names that differ still differ'],
+  ]);
   // Each address is read on its own first: a code or name that would be another country there is a subdivision.
   for (const place of ['Curitiba, PR, Brazil', 'Bern, BE, Switzerland', 'Lahore, Punjab, Pakistan', 'Makati, NCR, Philippines', 'Monterrey, NL, Mexico', 'Thessaloniki, Macedonia, Greece']) {
     assert.equal(await placeScore(place, place), 10, place);
   }
-  assert.equal(await placeScore('Milano, Italia', 'Milano (MI), Italia'), 10);
-  assert.equal(await placeScore('Munich, Germany', 'Munich, BY, Germany'), 10);
-  assert.equal(await placeScore('Gurgaon, Haryana, India', 'Gurgaon, NCR, India'), 10);
-  assert.equal(await placeScore('Thessaloniki, Greece', 'Thessaloniki, Macedonia, Greece'), 10);
+  await expectPlaces([
+    ['Milano, Italia', 'Milano (MI), Italia', 10],
+    ['Munich, Germany', 'Munich, BY, Germany', 10],
+    ['Gurgaon, Haryana, India', 'Gurgaon, NCR, India', 10],
+    ['Thessaloniki, Greece', 'Thessaloniki, Macedonia, Greece', 10],
+  ]);
 });
 
 test('logistics: a role placed in a country or state takes the candidates placed in it, however written', async () => {
-  assert.equal(await placeScore('Germany', 'Munich, DE'), 10);
-  assert.equal(await placeScore('UK', 'London, United Kingdom'), 10);
-  assert.equal(await placeScore('United Kingdom', 'London, UK'), 10);
-  assert.equal(await placeScore('Texas', 'Austin, TX'), 10);
-  assert.equal(await placeScore('USA', 'New York, NY'), 10);
-  assert.equal(await placeScore('Texas', 'Austin, USA'), 2, 'somewhere in the country is not in the state');
-  assert.equal(await placeScore('Germany', 'Vienna, AT'), 2);
-  assert.equal(await placeScore('Texas', 'Portland, OR'), 2);
+  await expectPlaces([
+    ['Germany', 'Munich, DE', 10],
+    ['UK', 'London, United Kingdom', 10],
+    ['United Kingdom', 'London, UK', 10],
+    ['Texas', 'Austin, TX', 10],
+    ['USA', 'New York, NY', 10],
+    ['Texas', 'Austin, USA', 2, 'somewhere in the country is not in the state'],
+    ['Germany', 'Vienna, AT', 2],
+    ['Texas', 'Portland, OR', 2],
+  ]);
 });
 
 test('stated years: a duration in German, Spanish or French counts; a company\'s history, a time ago or a degree does not', async () => {
