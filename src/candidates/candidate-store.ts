@@ -186,7 +186,6 @@ export function createCandidateStore(db: Database) {
 
     viewsWithErasures,
 
-
     /** External ids and names, for shortlist entries (never sent to a model). */
     async identities(orgId: string, ids: string[]): Promise<Map<string, { externalId: string; name: string | null }>> {
       const r = await db.query<{ id: string; external_id: string; name: string | null }>(
