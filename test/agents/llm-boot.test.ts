@@ -39,7 +39,8 @@ test('an unknown model stops the boot with a message naming the agent, the model
     (err: unknown) =>
       err instanceof ConfigError && /agent "scorer"/.test(err.message) && /"gpt-9-turbo"/.test(err.message) && /LLM_MODEL_SCORER/.test(err.message),
   );
-  const embedAsChat = loadConfig({ ...base, LLM_EMBEDDING_MODEL: 'fake-chat' });
+  // The embedding model is checked when the endpoint embeds (EMBEDDINGS=llm; with local embeddings it is not used).
+  const embedAsChat = loadConfig({ ...base, EMBEDDINGS: 'llm', LLM_EMBEDDING_MODEL: 'fake-chat' });
   assert.throws(() => createConfiguredLlmEngine(embedAsChat, services, fakePool().pool), /LLM_EMBEDDING_MODEL.*"fake-chat"/);
 });
 

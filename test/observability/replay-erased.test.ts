@@ -31,10 +31,11 @@ test('a candidate erased during the run before the run read it dropped out of th
   try {
     await rt.app!.inject({ method: 'POST', url: '/v1/candidates', headers: rt.auth(), payload: { candidates: backendPool() } });
     const store = rt.services.candidateStore;
-    const views = store.views.bind(store);
+    // The worker reads texts with their erasure count (viewsWithErasures).
+    const views = store.viewsWithErasures;
     let erased: string | null = null;
     // Retrieved, then erased before the rerank step reads the texts.
-    store.views = async (orgId, ids, opts) => {
+    store.viewsWithErasures = async (orgId, ids, opts) => {
       if (!erased) {
         erased = ids.at(-1)!;
         assert.equal((await rt.app!.inject({ method: 'DELETE', url: `/v1/candidates/${erased}`, headers: rt.auth() })).statusCode, 204);
@@ -49,7 +50,7 @@ test('a candidate erased during the run before the run read it dropped out of th
       await waitFor(async () => (await rt.app!.inject({ url: `/v1/matching-runs/${runId}`, headers: rt.auth() })).json().status === 'succeeded', 30_000, 'the run');
     } finally {
       await worker.stop(2_000);
-      store.views = views;
+      store.viewsWithErasures = views;
     }
     assert.ok(erased);
     const verdict = replayVerdict(await replayRun({ db: rt.db, config: rt.config, runId }));
