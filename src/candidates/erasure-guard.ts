@@ -124,7 +124,8 @@ export function createErasureGuard(db: Queryable, opts: { now?: () => number; fr
       if (fresh.count <= Math.min(...seen)) return [];
     }
     const { at, found } = await perId(ids);
-    for (const [id, erasures] of found) present(orgId, [id], { at, erasures });
+    // One statement, one organisation: the same count for every candidate it found.
+    if (found.size) present(orgId, [...found.keys()], { at, erasures: Math.min(...found.values()) });
     return ids.filter((id) => !found.has(id));
   }
 

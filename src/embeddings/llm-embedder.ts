@@ -7,7 +7,7 @@ import { BudgetExceededError, DeadlineExceededError, failureHint, ModelCallError
 import { failureOutcome, type LedgerEntry } from '../llm/ledger.js';
 import { costUsd } from '../llm/model-registry.js';
 import { callSignal } from '../llm/call-signal.js';
-import { attemptFailure, classifyFailure, mayBeBilled, reportedCause, requestTimeout, withRetry } from '../llm/retry.js';
+import { attemptFailure, classifyFailure, logFailedAttempt, mayBeBilled, reportedCause, requestTimeout, withRetry } from '../llm/retry.js';
 import type { LlmSettings } from '../llm/settings.js';
 import { logSafeText } from '../text/log-safe-text.js';
 import { prefixUnits } from '../text/storable.js';
@@ -179,12 +179,9 @@ export function createLlmEmbedder(deps: LlmEmbedderDeps): Embedder & { embed(tex
           signal: opts.signal,
           // As in chat.ts: the deadline is on this clock, so the retries' checks against it must read the same one.
           now,
-          classify: (err) => (err === unsent ? { ...classifyFailure(err), retryable: false } : classifyFailure(err)),
           onAttempt: (r) => {
             if (r.error === null || r.error === unsent) return;
-            const line = { agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry };
-            if (r.failure?.kind === 'aborted') log?.debug(line, 'embedding attempt aborted');
-            else log?.warn(line, 'embedding attempt failed');
+            logFailedAttempt(log, r.failure, { agent: EMBEDDER_AGENT, model: model!.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry }, 'embedding');
           },
         },
       );

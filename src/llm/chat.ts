@@ -17,7 +17,7 @@ import { BudgetExceededError, CandidatesErasedError, DeadlineExceededError, fail
 import { failureOutcome, type LedgerEntry, type LedgerOutcome, type LedgerSink } from './ledger.js';
 import { costUsd, type ChatModelSpec, type ModelRegistry } from './model-registry.js';
 import { callSignal } from './call-signal.js';
-import { attemptFailure, mayBeBilled, reportedCause, requestTimeout, withRetry } from './retry.js';
+import { attemptFailure, logFailedAttempt, mayBeBilled, reportedCause, requestTimeout, withRetry } from './retry.js';
 import type { AgentName, LlmSettings } from './settings.js';
 import { addUsage } from './structured.js';
 
@@ -311,10 +311,7 @@ export function createChatCaller(deps: ChatCallerDeps) {
           classify: classifyAttempt,
           onAttempt: (r) => {
             if (r.error === null || r.error === unsent) return;
-            const line = { agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs };
-            // An abort is ours (a cancel, a shutdown, a lease lost): a cancelled run's calls in flight are no warnings.
-            if (r.failure?.kind === 'aborted') log.debug(line, 'model attempt aborted');
-            else log.warn(line, 'model attempt failed');
+            logFailedAttempt(log, r.failure, { agent: req.agent, model: model.id, attempt: r.attempt, failure: r.failure, willRetry: r.willRetry, delayMs: r.delayMs }, 'model');
           },
         },
       );

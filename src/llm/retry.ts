@@ -1,4 +1,5 @@
 // Our single retry layer: exponential backoff with full jitter, Retry-After honoured, never past the deadline.
+import type { Logger } from 'pino';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { DeadlineExceededError } from './errors.js';
 import { logSafeText } from '../text/log-safe-text.js';
@@ -189,6 +190,12 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** A failed attempt in the log: a warning, but an abort of ours (a cancel, a shutdown, a lost lease) at debug. */
+export function logFailedAttempt(log: Pick<Logger, 'debug' | 'warn'> | undefined, failure: FailureClass | null, line: object, what: 'model' | 'embedding'): void {
+  if (failure?.kind === 'aborted') log?.debug(line, `${what} attempt aborted`);
+  else log?.warn(line, `${what} attempt failed`);
 }
 
 /**

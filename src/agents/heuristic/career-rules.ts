@@ -158,11 +158,11 @@ export function candidateYears(input: RuleInput): YearsFound | null {
       const continues = durationEnd >= 0 && /^\s*(?:,|and|&|und|y|et|e)?\s*$/iu.test(p.text.slice(durationEnd, at));
       if (continues || (jobLine && DURATION_BEFORE_RE.test(p.text.slice(Math.max(0, at - 20), at)) && !EXPERIENCE_RE.test(p.text))) {
         durations += n;
+        lastLength = continues ? lastLength + n : n;
         if (dated) {
           datedDurations += n;
-          longestDated = Math.max(longestDated, continues ? n + lastLength : n);
+          longestDated = Math.max(longestDated, lastLength);
         }
-        lastLength = continues ? n + lastLength : n;
         durationEnd = at + m[0].length;
         if (durationPassages.at(-1) !== p && durationPassages.length < 2) durationPassages.push(p);
         continue;
