@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { ConfigError, pathProblem } from '../config.js';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { createSocketDir } from './socket-dirs.js';
+import { threadEntry } from './thread-entry.js';
 import type { DumpCompression, ThreadData, ThreadMessage, ThreadRequest } from './embedded-thread.js';
 
 export interface EmbeddedServer extends EventEmitter {
@@ -99,9 +100,7 @@ export async function startEmbedded(opts: EmbeddedOptions): Promise<EmbeddedServ
 }
 
 /**
- * The worker running embedded-thread.ts, and the request/reply messages to it. Under tsx (npm start, npm test)
- * this module is the .ts source: Node 20 does not apply tsx's hooks to worker threads, so the worker registers
- * them itself before importing the .ts entry. Compiled (dist/), the .js entry next to this file is started as is.
+ * The worker running embedded-thread.ts (started from thread-entry.ts's URL), and the request/reply messages to it.
  */
 class DatabaseThread extends EventEmitter {
   private nextId = 1;
@@ -195,20 +194,9 @@ class DatabaseThread extends EventEmitter {
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
-/**
- * Under tsx, PGlite and its companions are imported before tsx is registered: tsx's hooks then never load their large
- * modules, which the .ts entry finds already loaded. Measured: ~0.2 s less CPU for each database started.
- */
-const THREAD_PRELOAD = ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', '@electric-sql/pglite-socket'];
-
 function spawnThread(data: ThreadData, transfer: ArrayBuffer[]): Worker {
-  const options = { workerData: data, transferList: transfer, resourceLimits: THREAD_LIMITS };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./embedded-thread.js', import.meta.url), options);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./embedded-thread.ts', import.meta.url).href;
-  const preload = JSON.stringify(THREAD_PRELOAD.map((m) => import.meta.resolve(m)));
-  const bootstrap = `Promise.all(${preload}.map((m) => import(m))).then(() => import(${JSON.stringify(tsx)})).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  // No execArgv: under tsx the process's --import tsx would load tsx's loader into the thread, which needs none.
+  return new Worker(threadEntry(), { workerData: data, transferList: transfer, resourceLimits: THREAD_LIMITS, execArgv: [] });
 }
 
 /**
@@ -266,7 +254,9 @@ async function initDataDirInChildProcess(pgDataDir: string, dataDir: string): Pr
   });
   const pglite = import.meta.resolve('@electric-sql/pglite');
   const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); const db = await PGlite.create({ dataDir: process.argv[1] }); await db.close();`;
-  const child = spawn(process.execPath, ['--input-type=module', '--eval', script, making], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // --liftoff-only: the child lives seconds, which V8's background optimisation of PGlite's WebAssembly never pays
+  // back (measured: initdb in 4.5-5.3 s and 5.5-6.4 CPU-seconds with it, 5.1-6.5 s and 7.9-10.0 without).
+  const child = spawn(process.execPath, ['--liftoff-only', '--input-type=module', '--eval', script, making], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
